@@ -1,0 +1,109 @@
+// phc-ninja: the table of subcommands. Each pipeline stage that has a command
+// line provides src/<stage>/cli.h with `int cli_main(int argc, char** argv)`,
+// where argv[0] is "phc-ninja <command>" and argv[1..] are that command's args.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#if __has_include("ninja/cli.h")
+#include "ninja/cli.h"
+#define PHC_HAVE_NINJA 1
+#endif
+#if __has_include("split/cli.h")
+#include "split/cli.h"
+#define PHC_HAVE_SPLIT 1
+#endif
+#if __has_include("regen/cli.h")
+#include "regen/cli.h"
+#define PHC_HAVE_REGEN 1
+#endif
+#if __has_include("gen/cli.h")
+#include "gen/cli.h"
+#define PHC_HAVE_GEN 1
+#endif
+#if __has_include("launch/cli.h")
+#include "launch/cli.h"
+#define PHC_HAVE_LAUNCH 1
+#endif
+
+#ifndef PHC_VERSION
+#define PHC_VERSION "0.1.0"
+#endif
+
+namespace {
+
+struct Command {
+    const char* name;
+    const char* summary;
+    int (*run)(int argc, char** argv);
+};
+
+int version_main(int, char**) {
+    std::printf("phc-ninja %s\n", PHC_VERSION);
+    return 0;
+}
+
+constexpr Command kCommands[] = {
+#ifdef PHC_HAVE_REGEN
+    {"regen", "rewrite a configured Ninja build so HIP architectures compile in parallel",
+     phc::regen::cli_main},
+#endif
+#ifdef PHC_HAVE_GEN
+    {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
+#endif
+#ifdef PHC_HAVE_LAUNCH
+    {"launch", "run one compile, split across architectures (make jobserver client)",
+     phc::launch::cli_main},
+#endif
+#ifdef PHC_HAVE_SPLIT
+    {"explain", "show whether and how one compile command would be split", phc::split::cli_main},
+#endif
+#ifdef PHC_HAVE_NINJA
+    {"manifest", "inspect a ninja manifest with phc-ninja's own parser", phc::ninja::cli_main},
+#endif
+    {"version", "print the version", version_main},
+};
+
+void usage(std::FILE* to) {
+    std::fprintf(to, "usage: phc-ninja <command> [args...]\n\ncommands:\n");
+    for (const auto& c : kCommands)
+        std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
+    std::fprintf(to, "\nRun 'phc-ninja <command> --help' for a command's options.\n");
+}
+
+/// Runs `cmd` with argv[0] rewritten to "phc-ninja <cmd>" for its messages.
+int dispatch(const Command& cmd, int argc, char** argv) {
+    std::string self = std::string("phc-ninja ") + cmd.name;
+    argv[0] = self.data();
+    return cmd.run(argc, argv);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string_view self = argv[0];
+    if (auto slash = self.rfind('/'); slash != std::string_view::npos)
+        self.remove_prefix(slash + 1);
+    if (self == "phc-launch") {
+        for (const auto& c : kCommands)
+            if (std::strcmp(c.name, "launch") == 0) return c.run(argc, argv);
+        std::fprintf(stderr, "phc-launch: error: this build has no launcher\n");
+        return 2;
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    std::string_view name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+        usage(stdout);
+        return 0;
+    }
+    if (name == "--version") return version_main(argc, argv);
+    for (const auto& c : kCommands)
+        if (name == c.name) return dispatch(c, argc - 1, argv + 1);
+    std::fprintf(stderr, "phc-ninja: error: unknown command '%s' (see 'phc-ninja --help')\n",
+                 argv[1]);
+    return 2;
+}
