@@ -1,0 +1,24 @@
+# Shared helpers for the scripts: where things are, how to configure the sample.
+# shellcheck shell=bash
+PHC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PHC_BIN=${PHC:-$PHC_ROOT/build/src/phc-ninja}
+HIP_FLAGS_DEFAULT="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+
+# configure_sample BUILD_DIR ARCHS [extra cmake args...]: a CMake Ninja build of samples/cmake-hip.
+configure_sample() {
+  local dir=$1 archs=$2
+  shift 2
+  cmake -S "$PHC_ROOT/samples/cmake-hip" -B "$dir" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_HIP_COMPILER=clang++-15 \
+    -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
+    -DCMAKE_HIP_ARCHITECTURES="$archs" "$@" >/dev/null
+}
+
+# now_ms: wall clock in milliseconds.
+now_ms() { date +%s%3N; }
+
+# need_phc: fails unless the phc-ninja binary is built.
+need_phc() {
+  [ -x "$PHC_BIN" ] || { echo "error: $PHC_BIN not built (run scripts/setup)" >&2; exit 1; }
+}
