@@ -1,0 +1,18 @@
+#include "launch/fd.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace phc::launch {
+
+void Fd::reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+}
+
+bool set_nonblocking(int fd) {
+    int flags = ::fcntl(fd, F_GETFL);
+    return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+} // namespace phc::launch

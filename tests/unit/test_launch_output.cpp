@@ -1,0 +1,57 @@
+#include "launch/output.h"
+
+#include <doctest/doctest.h>
+
+using namespace phc::launch;
+
+namespace {
+const char* kWarn = "k.hip:3:5: warning: unused variable 'x' [-Wunused-variable]\n"
+                    "    int x;\n"
+                    "        ^\n";
+const char* kOnly90a = "k.hip:7:2: error: gfx90a only\n"
+                       "#error gfx90a only\n"
+                       " ^\n";
+} // namespace
+
+TEST_CASE("output: blocks keep source lines, carets, notes and include stacks") {
+    std::string text = std::string("In file included from k.hip:1:\n") +
+                       "./h.h:2:1: warning: w [-Wx]\n" + "x\n" + " ^\n" +
+                       "./h.h:1:1: note: declared here\n" + kWarn + "1 warning generated.\n";
+    auto blocks = split_blocks(text);
+    REQUIRE(blocks.size() == 4);
+    CHECK(blocks[0].starts_with("In file included from"));
+    CHECK(blocks[1] == "x\n ^\n./h.h:1:1: note: declared here\n"); // 'x' is not indented
+    CHECK(blocks[2] == kWarn);
+    CHECK(blocks[3] == "1 warning generated.\n");
+}
+
+TEST_CASE("output: a warning every architecture prints is shown once, plain") {
+    std::string w = std::string(kWarn) + "1 warning generated.\n";
+    auto merged = merge_outputs({{"gfx906", w}, {"gfx90a", w}, {"gfx1030", w}});
+    CHECK(merged == w);
+}
+
+TEST_CASE("output: what differs is shown with the architecture named") {
+    std::string a = std::string(kWarn) + "1 warning generated.\n";
+    std::string b = std::string(kWarn) + kOnly90a + "1 warning and 1 error generated.\n";
+    auto merged = merge_outputs({{"gfx906", a}, {"gfx90a", b}});
+    CHECK(merged == std::string(kWarn) + "[gfx906] 1 warning generated.\n" +
+                        "[gfx90a] k.hip:7:2: error: gfx90a only\n" +
+                        "[gfx90a] #error gfx90a only\n" + "[gfx90a]  ^\n" +
+                        "[gfx90a] 1 warning and 1 error generated.\n");
+}
+
+TEST_CASE("output: incomplete runs and single outputs are all prefixed") {
+    std::string w = kWarn;
+    CHECK(merge_outputs({{"gfx90a", w}}) == prefix_lines(w, "gfx90a"));
+    CHECK(merge_outputs({{"a", w}, {"b", w}}, false) ==
+          prefix_lines(w, "a") + prefix_lines(w, "b"));
+    CHECK(merge_outputs({{"a", ""}, {"b", ""}}).empty());
+    CHECK(prefix_lines("no newline", "x") == "[x] no newline\n");
+}
+
+TEST_CASE("output: repeated blocks are matched one for one") {
+    std::string twice = std::string(kWarn) + kWarn;
+    auto merged = merge_outputs({{"a", twice}, {"b", kWarn}});
+    CHECK(merged == std::string(kWarn) + prefix_lines(kWarn, "a"));
+}
