@@ -1,0 +1,92 @@
+#include "gen/cli.h"
+
+#include "gen/gen.h"
+
+#include <charconv>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace phc::gen {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: phc-ninja gen [-p compile_commands.json | DIR] [-o phc.ninja] [--device-jobs N]\n"
+    "\n"
+    "Writes a ninja file that builds the objects of a compilation database at the\n"
+    "paths the original build expects. Multi-architecture HIP compiles become one\n"
+    "device compile edge per architecture, a bundle edge and a host edge.\n"
+    "\n"
+    "  -p PATH            the database, or a directory holding compile_commands.json\n"
+    "                     (default: ./compile_commands.json)\n"
+    "  -o FILE            the ninja file to write (default: phc.ninja)\n"
+    "  --device-jobs N    run at most N device compiles at once (a ninja pool)\n"
+    "\n"
+    "Then: ninja -f FILE (from FILE's directory).\n";
+
+/// Prints "phc-ninja gen: error: MSG" and returns the usage-error status.
+int usage_error(const std::string& msg) {
+    std::fprintf(stderr, "phc-ninja gen: error: %s\n", msg.c_str());
+    return 2;
+}
+
+/// Parses the arguments into `req`; an empty string on success, else the error.
+std::string parse_args(int argc, char** argv, GenRequest& req, bool& help) {
+    bool have_db = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a = argv[i];
+        auto value = [&](std::string& into) -> std::string {
+            if (i + 1 >= argc) return "'" + std::string(a) + "' needs an argument";
+            into = argv[++i];
+            return {};
+        };
+        if (a == "-h" || a == "--help") {
+            help = true;
+        } else if (a == "-p") {
+            if (auto err = value(req.database); !err.empty()) return err;
+            have_db = true;
+        } else if (a == "-o") {
+            if (auto err = value(req.ninja_file); !err.empty()) return err;
+        } else if (a == "--device-jobs" || a.rfind("--device-jobs=", 0) == 0) {
+            std::string n;
+            if (a == "--device-jobs") {
+                if (auto err = value(n); !err.empty()) return err;
+            } else {
+                n = a.substr(a.find('=') + 1);
+            }
+            auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), req.device_jobs);
+            if (ec != std::errc() || end != n.data() + n.size() || req.device_jobs < 1)
+                return "--device-jobs: '" + n + "' is not a positive number";
+        } else if (!a.empty() && a[0] == '-') {
+            return "unknown option '" + std::string(a) + "' (see --help)";
+        } else if (!have_db) {
+            req.database = a;
+            have_db = true;
+        } else {
+            return "unexpected argument '" + std::string(a) + "' (see --help)";
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+int cli_main(int argc, char** argv) {
+    GenRequest req;
+    bool help = false;
+    if (auto err = parse_args(argc, argv, req, help); !err.empty()) return usage_error(err);
+    if (help) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    auto report = run_gen(req);
+    if (!report) {
+        std::fprintf(stderr, "%s\n", report.error().text().c_str());
+        return 1;
+    }
+    std::printf("%s\n", summary_line(*report).c_str());
+    return 0;
+}
+
+} // namespace phc::gen

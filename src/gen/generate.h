@@ -1,0 +1,35 @@
+// From a compilation database to the text of a standalone ninja file: split
+// HIP compiles become device/bundle/host edges, everything else one plain
+// compile edge; every edge runs in its entry's directory and has header deps.
+#pragma once
+
+#include "gen/compdb.h"
+#include "util/error.h"
+
+#include <cstddef>
+#include <string>
+
+namespace phc::gen {
+
+/// What `phc-ninja gen` was asked for.
+struct GenOptions {
+    std::string ninja_path;     ///< the file to write; absolute
+    int device_jobs = 0;        ///< depth of the device-compile pool; 0: no pool
+    std::string private_dir;    ///< absolute dir for split intermediates and the probe cache
+    std::string generated_from; ///< the database's name, for the header comment
+};
+
+/// The generated file and what went into it.
+struct Generated {
+    std::string text; ///< the whole ninja file
+    std::size_t entries = 0;
+    std::size_t split = 0; ///< entries turned into device/bundle/host edges
+    std::size_t plain = 0; ///< entries kept as one compile edge
+    std::size_t edges = 0; ///< build statements written
+};
+
+/// Builds the ninja text for `db`. Deterministic: the same database and
+/// options give the same bytes.
+Result<Generated> generate(const Database& db, const GenOptions& options);
+
+} // namespace phc::gen
