@@ -20,6 +20,11 @@ std::string preamble(const GenOptions& options) {
                                   "# phc-ninja gen after the compilation database changes.\n"
                                   "ninja_required_version = 1.7\n\n",
                                   options.generated_from);
+    if (!options.private_dir.empty()) {
+        out += "# ninja's log and deps live apart from any other build's in this directory.\n";
+        out += "builddir = " +
+               ninja_value(spell_from(dir_of(options.ninja_path), options.private_dir)) + "\n\n";
+    }
     if (options.device_jobs > 0)
         out += fmt::format("pool phc_device\n  depth = {}\n\n", options.device_jobs);
     out += fmt::format("rule {}\n  command = $command\n  description = $description\n"

@@ -1,0 +1,143 @@
+// Path spelling, depfile detection and the ninja text gen writes for entries
+// it does not split.
+#include "gen/compdb.h"
+#include "gen/depfile.h"
+#include "gen/generate.h"
+#include "gen/ninja_text.h"
+#include "gen/paths.h"
+
+#include <doctest/doctest.h>
+#include <string>
+#include <vector>
+
+using namespace phc::gen;
+using Args = std::vector<std::string>;
+
+TEST_CASE("gen paths: absolute_in normalises and resolves relative paths") {
+    CHECK(absolute_in("/w", "a/./b/../c.o") == "/w/a/c.o");
+    CHECK(absolute_in("/w/x", "../y/") == "/w/y");
+    CHECK(absolute_in("/w", "/abs/p.o") == "/abs/p.o");
+    CHECK(absolute_in("/", "a") == "/a");
+}
+
+TEST_CASE("gen paths: spell_from is relative inside the directory, absolute outside") {
+    CHECK(spell_from("/w", "/w/obj/a.o") == "obj/a.o");
+    CHECK(spell_from("/w", "/wx/a.o") == "/wx/a.o");
+    CHECK(spell_from("/w", "/other/a.o") == "/other/a.o");
+    CHECK(spell_from("/w", "/w") == "/w");
+    CHECK(spell_from("/", "/a/b") == "a/b");
+    CHECK(dir_of("/w/phc.ninja") == "/w");
+    CHECK(dir_of("/phc.ninja") == "/");
+}
+
+TEST_CASE("gen depfile: the depfile a command writes") {
+    CHECK(find_depfile({"cc", "-c", "a.c", "-o", "obj/a.o"}, "obj/a.o") == "");
+    CHECK(find_depfile({"cc", "-MD", "-c", "a.c", "-o", "obj/a.o"}, "obj/a.o") == "obj/a.d");
+    CHECK(find_depfile({"cc", "-MMD", "-c", "a.c", "-o", "obj/a"}, "obj/a") == "obj/a.d");
+    CHECK(find_depfile({"cc", "-MD", "-c", "a.c", "-o", "x.dir/a"}, "x.dir/a") == "x.dir/a.d");
+    CHECK(find_depfile({"cc", "-MD", "-MF", "d/a.dep", "-c", "a.c", "-o", "a.o"}, "a.o") ==
+          "d/a.dep");
+    CHECK(find_depfile({"cc", "-MD", "-MFd/a.dep", "-c", "a.c", "-o", "a.o"}, "a.o") == "d/a.dep");
+    CHECK(find_depfile({"cc", "-Wp,-MD,.a.o.d", "-c", "a.c", "-o", "a.o"}, "a.o") == ".a.o.d");
+    CHECK(find_depfile({"cc", "-Wp,-MMD,x.d", "-c", "a.c", "-o", "a.o"}, "a.o") == "x.d");
+    // -MF alone (without -MD/-MMD) writes nothing during a compile.
+    CHECK(find_depfile({"cc", "-MF", "a.d", "-c", "a.c", "-o", "a.o"}, "a.o") == "");
+}
+
+TEST_CASE("gen depfile: compiles are recognised by -c, and get -MD -MF appended") {
+    CHECK(is_compile({"cc", "-c", "a.c"}));
+    CHECK_FALSE(is_compile({"cc", "a.o", "-o", "app"}));
+    CHECK_FALSE(is_compile({"-c"}));
+    CHECK(with_depfile({"cc", "-c", "a.c"}, "/w/a.o.d") ==
+          Args{"cc", "-c", "a.c", "-MD", "-MF", "/w/a.o.d"});
+}
+
+TEST_CASE("gen ninja_text: escaping and build statements") {
+    CHECK(ninja_path("a b:c$d") == "a$ b$:c$$d");
+    CHECK(ninja_value("echo $x: y") == "echo $$x: y");
+    CHECK(ninja_value(" lead") == "$ lead");
+    BuildStatement b;
+    b.outputs = {"obj/a b.o"};
+    b.rule = "r";
+    b.inputs = {"a.c"};
+    b.implicit = {"h.h"};
+    b.vars = {{"command", "cc $in"}};
+    CHECK(render_build(b) == "build obj/a$ b.o: r a.c | h.h\n  command = cc $$in\n");
+}
+
+namespace {
+
+Entry entry(std::size_t index, std::string dir, Args argv, std::string file, std::string out) {
+    Entry e;
+    e.index = index;
+    e.directory = std::move(dir);
+    e.argv = std::move(argv);
+    e.file = std::move(file);
+    e.output = std::move(out);
+    return e;
+}
+
+GenOptions options_in(const std::string& dir, int device_jobs = 0) {
+    GenOptions o;
+    o.ninja_path = dir + "/phc.ninja";
+    o.private_dir = dir + "/.phc-ninja";
+    o.device_jobs = device_jobs;
+    o.generated_from = "compile_commands.json";
+    return o;
+}
+
+} // namespace
+
+TEST_CASE("gen generate: a plain compile keeps its depfile and runs in its directory") {
+    Database db;
+    db.entries.push_back(entry(0, "/w",
+                               {"g++", "-O2", "-MD", "-MP", "-c", "m.cpp", "-o", "obj/m.o"},
+                               "/w/m.cpp", "/w/obj/m.o"));
+    auto g = generate(db, options_in("/w"));
+    REQUIRE(g.ok());
+    CHECK(g->entries == 1);
+    CHECK(g->plain == 1);
+    CHECK(g->split == 0);
+    CHECK(g->edges == 1);
+    CHECK(g->text.find("builddir = .phc-ninja\n") != std::string::npos);
+    CHECK(g->text.find("build obj/m.o: phc_compile m.cpp\n"
+                       "  command = cd /w && g++ -O2 -MD -MP -c m.cpp -o obj/m.o\n"
+                       "  depfile = obj/m.d\n"
+                       "  description = CC obj/m.o\n") != std::string::npos);
+    CHECK(g->text.find("pool ") == std::string::npos);
+}
+
+TEST_CASE("gen generate: a compile without a depfile is given one next to its output") {
+    Database db;
+    db.entries.push_back(entry(0, "/w/build", {"g++", "-c", "/src/m.cpp", "-o", "m.o"},
+                               "/src/m.cpp", "/w/build/m.o"));
+    auto g = generate(db, options_in("/w"));
+    REQUIRE(g.ok());
+    CHECK(g->text.find("build build/m.o: phc_compile /src/m.cpp\n"
+                       "  command = cd /w/build && g++ -c /src/m.cpp -o m.o -MD -MF "
+                       "/w/build/m.o.d\n"
+                       "  depfile = build/m.o.d\n") != std::string::npos);
+}
+
+TEST_CASE("gen generate: a command that does not compile gets no header deps") {
+    Database db;
+    db.entries.push_back(entry(0, "/w", {"ld", "a.o", "-o", "app"}, "/w/a.o", "/w/app"));
+    auto g = generate(db, options_in("/w"));
+    REQUIRE(g.ok());
+    CHECK(g->text.find("build app: phc_run a.o\n  command = cd /w && ld a.o -o app\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("gen generate: the same database gives the same bytes") {
+    Database db;
+    db.entries.push_back(entry(0, "/w", {"g++", "-c", "a.cpp", "-o", "a.o"}, "/w/a.cpp", "/w/a.o"));
+    db.entries.push_back(
+        entry(1, "/w", {"g++", "-c", "b b.cpp", "-o", "b.o"}, "/w/b b.cpp", "/w/b.o"));
+    auto a = generate(db, options_in("/w", 2));
+    auto b = generate(db, options_in("/w", 2));
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(a->text == b->text);
+    CHECK(a->text.find("build b.o: phc_compile b$ b.cpp\n  command = cd /w && g++ -c 'b b.cpp'") !=
+          std::string::npos);
+}
