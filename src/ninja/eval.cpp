@@ -1,0 +1,108 @@
+#include "ninja/eval.h"
+
+#include "ninja/paths.h"
+
+namespace phc::ninja {
+
+namespace {
+
+/// The last binding named `name` among an edge's bindings, or nullptr.
+const EdgeBinding* find_binding(std::span<const EdgeBinding> bindings, std::string_view name) {
+    for (size_t i = bindings.size(); i-- > 0;)
+        if (bindings[i].name == name) return &bindings[i];
+    return nullptr;
+}
+
+} // namespace
+
+std::string_view lookup_in_scopes(const std::vector<Scope>& scopes, int32_t scope,
+                                  std::string_view name) {
+    for (int32_t s = scope; s >= 0; s = scopes[s].parent) {
+        auto it = scopes[s].vars.find(name);
+        if (it != scopes[s].vars.end()) return it->second;
+    }
+    return {};
+}
+
+void evaluate_plain(const std::vector<Scope>& scopes, int32_t scope,
+                    std::span<const EdgeBinding> edge_bindings, const EvalString& s,
+                    std::string& out) {
+    for (const EvalPart& part : s.parts) {
+        if (!part.variable) {
+            out += part.text;
+        } else if (const EdgeBinding* b = find_binding(edge_bindings, part.text)) {
+            out += b->value;
+        } else {
+            out += lookup_in_scopes(scopes, scope, part.text);
+        }
+    }
+}
+
+void EdgeEnv::path_list(uint32_t first, uint32_t count, char sep, std::string& out) const {
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i > 0) out += sep;
+        std::string_view path = m_.node_paths_[m_.edge_nodes_[first + i]];
+        if (escape_)
+            append_shell_escaped(out, path);
+        else
+            out += path;
+    }
+}
+
+bool EdgeEnv::lookup(std::string_view name, std::string& out) {
+    if (name == "in" || name == "in_newline") {
+        path_list(e_.nodes + e_.outputs + e_.implicit_outputs, e_.inputs, name == "in" ? ' ' : '\n',
+                  out);
+        return true;
+    }
+    if (name == "out") {
+        path_list(e_.nodes, e_.outputs, ' ', out);
+        return true;
+    }
+    if (recursive_) {
+        for (size_t i = 0; i < lookups_.size(); ++i) {
+            if (lookups_[i] != name) continue;
+            error_ = "cycle in rule variables: ";
+            for (size_t j = i; j < lookups_.size(); ++j) {
+                error_ += lookups_[j];
+                error_ += " -> ";
+            }
+            error_ += name;
+            return false;
+        }
+    }
+    const EvalString* eval = m_.rules_[e_.rule].binding(name);
+    if (recursive_ && eval) lookups_.push_back(name);
+    recursive_ = true;
+
+    // BindingEnv::LookupWithFallback on the edge's env. An edge without
+    // bindings uses its file scope as its env, so that scope's own variables
+    // come before the rule's bindings (a ninja quirk we keep).
+    std::span<const EdgeBinding> own(m_.edge_bindings_.data() + e_.bindings, e_.binding_count);
+    const Scope& file_scope = m_.scopes_[e_.scope];
+    if (e_.binding_count > 0) {
+        if (const EdgeBinding* b = find_binding(own, name)) {
+            out += b->value;
+            return true;
+        }
+    } else if (auto it = file_scope.vars.find(name); it != file_scope.vars.end()) {
+        out += it->second;
+        return true;
+    }
+    if (eval) return evaluate(*eval, out);
+    int32_t parent = e_.binding_count > 0 ? static_cast<int32_t>(e_.scope) : file_scope.parent;
+    out += lookup_in_scopes(m_.scopes_, parent, name);
+    return true;
+}
+
+bool EdgeEnv::evaluate(const EvalString& s, std::string& out) {
+    for (const EvalPart& part : s.parts) {
+        if (!part.variable)
+            out += part.text;
+        else if (!lookup(part.text, out))
+            return false;
+    }
+    return true;
+}
+
+} // namespace phc::ninja

@@ -1,0 +1,205 @@
+#include "ninja/manifest.h"
+
+#include "ninja/eval.h"
+#include "ninja/writer.h"
+
+#include <fmt/format.h>
+
+namespace phc::ninja {
+
+Manifest::Manifest() {
+    // The root scope holds the built-in phony rule; console is the built-in pool.
+    scopes_.emplace_back();
+    rules_.push_back(Rule{"phony", 0, std::nullopt, {}});
+    scopes_[0].rules.emplace("phony", 0);
+    pools_.push_back(Pool{"console", 1, std::nullopt});
+}
+Manifest::Manifest(Manifest&&) noexcept = default;
+Manifest& Manifest::operator=(Manifest&&) noexcept = default;
+Manifest::~Manifest() = default;
+
+const EvalString* Rule::binding(std::string_view key) const {
+    for (const auto& [k, v] : bindings)
+        if (k == key) return &v;
+    return nullptr;
+}
+
+const Rule* Manifest::find_rule(std::string_view name, uint32_t scope) const {
+    for (int32_t s = static_cast<int32_t>(scope); s >= 0; s = scopes_[s].parent) {
+        auto it = scopes_[s].rules.find(name);
+        if (it != scopes_[s].rules.end()) return &rules_[it->second];
+    }
+    return nullptr;
+}
+
+const Pool* Manifest::find_pool(std::string_view name) const {
+    for (const Pool& p : pools_)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+std::optional<std::string_view> Manifest::variable(std::string_view name, uint32_t scope) const {
+    for (int32_t s = static_cast<int32_t>(scope); s >= 0; s = scopes_[s].parent) {
+        auto it = scopes_[s].vars.find(name);
+        if (it != scopes_[s].vars.end()) return it->second;
+    }
+    return std::nullopt;
+}
+
+std::optional<uint32_t> Manifest::find_node(std::string_view path) const {
+    auto it = node_ids_.find(path);
+    if (it == node_ids_.end()) return std::nullopt;
+    return it->second;
+}
+
+// ---- EdgeRef
+
+const Edge& EdgeRef::data() const {
+    return m_->edges_[i_];
+}
+const Rule& EdgeRef::rule() const {
+    return m_->rules_[data().rule];
+}
+
+std::vector<std::string_view> EdgeRef::nodes(uint32_t first, uint32_t count) const {
+    std::vector<std::string_view> out;
+    out.reserve(count);
+    for (uint32_t i = 0; i < count; ++i)
+        out.push_back(m_->node_paths_[m_->edge_nodes_[first + i]]);
+    return out;
+}
+
+std::vector<std::string_view> EdgeRef::outputs() const {
+    return nodes(data().nodes, data().outputs);
+}
+std::vector<std::string_view> EdgeRef::implicit_outputs() const {
+    const Edge& e = data();
+    return nodes(e.nodes + e.outputs, e.implicit_outputs);
+}
+std::vector<std::string_view> EdgeRef::inputs() const {
+    const Edge& e = data();
+    return nodes(e.nodes + e.outputs + e.implicit_outputs, e.inputs);
+}
+std::vector<std::string_view> EdgeRef::implicit_inputs() const {
+    const Edge& e = data();
+    return nodes(e.nodes + e.outputs + e.implicit_outputs + e.inputs, e.implicit_inputs);
+}
+std::vector<std::string_view> EdgeRef::order_only() const {
+    const Edge& e = data();
+    return nodes(e.nodes + e.outputs + e.implicit_outputs + e.inputs + e.implicit_inputs,
+                 e.order_only);
+}
+std::vector<std::string_view> EdgeRef::validations() const {
+    const Edge& e = data();
+    return nodes(e.nodes + e.outputs + e.implicit_outputs + e.inputs + e.implicit_inputs +
+                     e.order_only,
+                 e.validations);
+}
+
+std::span<const EdgeBinding> EdgeRef::bindings() const {
+    return {m_->edge_bindings_.data() + data().bindings, data().binding_count};
+}
+
+const EdgeBinding* EdgeRef::binding(std::string_view name) const {
+    auto all = bindings();
+    for (size_t i = all.size(); i-- > 0;)
+        if (all[i].name == name) return &all[i];
+    return nullptr;
+}
+
+namespace {
+
+Result<std::string> evaluate_edge(const Manifest& m, const Edge& e, std::string_view name,
+                                  bool escape) {
+    EdgeEnv env(m, e, escape);
+    std::string out;
+    if (!env.lookup(name, out)) {
+        const Statement& s = m.statement(e.where);
+        return make_error(
+            fmt::format("{}:{}: error: {}", m.files()[e.where.file].path, s.line, env.error()));
+    }
+    return out;
+}
+
+} // namespace
+
+Result<std::string> EdgeRef::evaluate(std::string_view name) const {
+    return evaluate_edge(*m_, data(), name, true);
+}
+
+Result<std::string> EdgeRef::evaluate_unescaped(std::string_view name) const {
+    return evaluate_edge(*m_, data(), name, false);
+}
+
+// ---- editing
+
+namespace {
+
+Result<std::string> render_all(const std::vector<NewStatement>& what) {
+    std::string out;
+    for (const auto& s : what) {
+        auto text = render(s);
+        if (!text) return text.error();
+        out += *text;
+    }
+    return out;
+}
+
+} // namespace
+
+Status Manifest::replace(StatementRef at, const std::vector<NewStatement>& with) {
+    auto text = render_all(with);
+    if (!text) return text.error();
+    edits_[at.file][at.index].replacement = std::move(*text);
+    return Ok{};
+}
+
+Status Manifest::insert_before(StatementRef at, const std::vector<NewStatement>& what) {
+    auto text = render_all(what);
+    if (!text) return text.error();
+    edits_[at.file][at.index].before += *text;
+    return Ok{};
+}
+
+Status Manifest::insert_after(StatementRef at, const std::vector<NewStatement>& what) {
+    auto text = render_all(what);
+    if (!text) return text.error();
+    edits_[at.file][at.index].after += *text;
+    return Ok{};
+}
+
+Status Manifest::append(uint32_t file, const std::vector<NewStatement>& what) {
+    auto text = render_all(what);
+    if (!text) return text.error();
+    appended_[file] += *text;
+    return Ok{};
+}
+
+void Manifest::remove(StatementRef at) {
+    edits_[at.file][at.index].replacement = std::string();
+}
+
+bool Manifest::edited(uint32_t file) const {
+    return !edits_[file].empty() || !appended_[file].empty();
+}
+
+std::string Manifest::write_file(uint32_t file) const {
+    const auto& statements = files_[file].statements;
+    const auto& edits = edits_[file];
+    std::string out;
+    out.reserve(buffers_[file]->size() + appended_[file].size());
+    for (uint32_t i = 0; i < statements.size(); ++i) {
+        auto it = edits.empty() ? edits.end() : edits.find(i);
+        if (it == edits.end()) {
+            out += statements[i].text;
+            continue;
+        }
+        out += it->second.before;
+        out += it->second.replacement ? *it->second.replacement : statements[i].text;
+        out += it->second.after;
+    }
+    out += appended_[file];
+    return out;
+}
+
+} // namespace phc::ninja

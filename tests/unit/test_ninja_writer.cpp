@@ -1,0 +1,147 @@
+// Writing: escaping, rendering new statements, edits, and parse -> write -> parse.
+#include "ninja/writer.h"
+#include "test_ninja_util.h"
+
+using namespace phc;
+using namespace phc::ninja;
+using phc::ninja::test::eval;
+using phc::ninja::test::parse_ok;
+
+TEST_CASE("ninja writer: escape_path and escape_value") {
+    CHECK(escape_path("a b:c$d") == "a$ b$:c$$d");
+    CHECK(escape_value("  a $b: c|d ") == "$ $ a $$b: c|d ");
+    CHECK(path_error("a|b") != "");
+    CHECK(path_error("a\nb") != "");
+    CHECK(path_error("") == "empty path");
+    CHECK(path_error("a b") == "");
+    CHECK(value_error("x\ny") != "");
+    CHECK(value_error("x y") == "");
+}
+
+TEST_CASE("ninja writer: literal values and paths evaluate back to themselves") {
+    const std::string odd = "  $x ${y} a:b | c$ ";
+    const std::string odd_path = "dir with space/$weird:name#1";
+    BuildStatement b;
+    b.outputs = {odd_path};
+    b.rule = "r";
+    b.inputs = {"in put", "x$y"};
+    b.bindings = {Binding{"V", odd, true}};
+    std::string text = "rule r\n  command = [$V] $in $out\n" + render(b).value();
+    auto m = parse_ok(text);
+    CHECK(m.edge(0).binding("V")->value == odd);
+    CHECK(m.edge(0).outputs()[0] == odd_path);
+    CHECK(eval(m, odd_path, "command") ==
+          "[" + odd + "] 'in put' 'x$y' 'dir with space/$weird:name#1'");
+}
+
+TEST_CASE("ninja writer: every statement kind renders in ninja's layout") {
+    RuleStatement r{"cc", {{"command", "cc $in -o $out"}, {"deps", "gcc"}}};
+    BuildStatement b{{"o"}, {"o.d"}, "cc", {"i"}, {"h"}, {"oo"}, {"v"}, {{"FLAGS", "-O2"}}};
+    CHECK(render(r).value() == "rule cc\n  command = cc $in -o $out\n  deps = gcc\n");
+    CHECK(render(b).value() == "build o | o.d: cc i | h || oo |@ v\n  FLAGS = -O2\n");
+    CHECK(render(PoolStatement{"p", 2}).value() == "pool p\n  depth = 2\n");
+    CHECK(render(DefaultStatement{{"a", "b c"}}).value() == "default a b$ c\n");
+    CHECK(render(IncludeStatement{"r.ninja", false}).value() == "include r.ninja\n");
+    CHECK(render(IncludeStatement{"s.ninja", true}).value() == "subninja s.ninja\n");
+    CHECK(render(Binding{"x", "$y"}).value() == "x = $y\n");
+    CHECK(render(RawStatement{"# c\n\n"}).value() == "# c\n\n");
+}
+
+TEST_CASE("ninja writer: bad statements are errors naming the field") {
+    CHECK(render(Binding{"build", "x"}).error().message ==
+          "'build' cannot be a top-level variable name");
+    CHECK(render(Binding{"a b", "x"}).error().message == "invalid variable name 'a b'");
+    CHECK(render(Binding{"v", "x\ny"}).error().message ==
+          "binding 'v': value 'x\ny' contains an unescaped line break");
+    CHECK(render(Binding{"v", "$!"}).error().message ==
+          "binding 'v': value '$!' is not valid ninja text");
+    CHECK(render(BuildStatement{{}, {}, "r", {}, {}, {}, {}, {}}).error().message ==
+          "build statement has no outputs");
+    CHECK(render(BuildStatement{{"a|b"}, {}, "r", {}, {}, {}, {}, {}}).error().message ==
+          "path 'a|b' contains '|', which ninja cannot express in a path");
+    CHECK(render(RawStatement{"# no newline"}).error().message ==
+          "raw statement text must end in a newline");
+}
+
+TEST_CASE("ninja writer: edits replace, insert and remove statements") {
+    std::string text = "# head\nrule r\n  command = c $in\n\nbuild a: r x\nbuild b: r y\n";
+    auto m = parse_ok(text);
+    StatementRef a = m.edge(0).statement(), b = m.edge(1).statement();
+    REQUIRE(m.replace(a, {BuildStatement{{"a1"}, {}, "r", {"x"}, {}, {}, {}, {}},
+                          BuildStatement{{"a2"}, {}, "r", {"a1"}, {}, {}, {}, {}}})
+                .ok());
+    REQUIRE(m.insert_before(a, {RawStatement{"# split\n"}}).ok());
+    REQUIRE(m.insert_after(b, {Binding{"z", "1"}}).ok());
+    REQUIRE(m.append(0, {DefaultStatement{{"a2"}}}).ok());
+    REQUIRE(m.insert_before({0, 1}, {PoolStatement{"p", 1}}).ok());
+    CHECK(m.edited(0));
+    CHECK(m.write_file(0) == "# head\npool p\n  depth = 1\nrule r\n  command = c $in\n\n"
+                             "# split\nbuild a1: r x\nbuild a2: r a1\nbuild b: r y\nz = 1\n"
+                             "default a2\n");
+    m.remove(b);
+    auto again = reparse(m);
+    REQUIRE(again.ok());
+    CHECK(again->edge_count() == 2);
+    CHECK(eval(*again, "a2", "command") == "c a1");
+    CHECK(again->defaults() == std::vector<std::string_view>{"a2"});
+    // A failed edit changes nothing.
+    std::string before = m.write_file(0);
+    CHECK_FALSE(m.append(0, {Binding{"ok", "1"}, Binding{"bad name", "1"}}).ok());
+    CHECK(m.write_file(0) == before);
+}
+
+TEST_CASE("ninja writer: parse -> write -> parse keeps the graph and the commands") {
+    std::string text = "cflags = -O2 $\n  -g\n"
+                       "rule cc\n  command = cc $cflags $FLAGS -c $in -o $out\n"
+                       "  depfile = $out.d\n  deps = gcc\n"
+                       "build a$ b.o | a.d: cc a$ b.c | h.h || gen\n  FLAGS = -DX=\"$$y\"\n"
+                       "build gen: phony\n"
+                       "default a$ b.o\n";
+    auto m = parse_ok(text);
+    CHECK(m.write_file(0) == text);
+    // Rebuild the same manifest from structured values and compare graphs.
+    std::vector<NewStatement> all;
+    all.push_back(Binding{"cflags", std::string(*m.variable("cflags")), true});
+    for (const Rule& r : m.rules()) {
+        if (r.is_phony()) continue;
+        RuleStatement rs{std::string(r.name), {}};
+        for (const auto& [k, v] : r.bindings) {
+            std::string raw;
+            for (const auto& p : v.parts)
+                raw += p.variable ? "${" + std::string(p.text) + "}" : escape_value(p.text);
+            rs.bindings.push_back({std::string(k), raw});
+        }
+        all.push_back(rs);
+    }
+    auto strs = [](std::vector<std::string_view> v) {
+        return std::vector<std::string>(v.begin(), v.end());
+    };
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        EdgeRef e = m.edge(i);
+        BuildStatement b{strs(e.outputs()),          strs(e.implicit_outputs()),
+                         std::string(e.rule().name), strs(e.inputs()),
+                         strs(e.implicit_inputs()),  strs(e.order_only()),
+                         strs(e.validations()),      {}};
+        for (const auto& eb : e.bindings())
+            b.bindings.push_back({std::string(eb.name), std::string(eb.value), true});
+        all.push_back(b);
+    }
+    for (auto d : m.defaults())
+        all.push_back(DefaultStatement{{std::string(d)}});
+    auto fresh = parse_manifest("");
+    REQUIRE(fresh.ok());
+    REQUIRE(fresh->append(0, all).ok());
+    auto n = reparse(*fresh);
+    REQUIRE(n.ok());
+    REQUIRE(n->edge_count() == m.edge_count());
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        CHECK(n->edge(i).outputs() == m.edge(i).outputs());
+        CHECK(n->edge(i).inputs() == m.edge(i).inputs());
+        CHECK(n->edge(i).implicit_inputs() == m.edge(i).implicit_inputs());
+        CHECK(n->edge(i).order_only() == m.edge(i).order_only());
+        for (const char* var : {"command", "depfile", "deps"})
+            CHECK(n->edge(i).evaluate(var).value() == m.edge(i).evaluate(var).value());
+    }
+    CHECK(eval(*n, "a b.o", "command") == "cc -O2 -g -DX=\"$y\" -c 'a b.c' -o 'a b.o'");
+    CHECK(n->defaults() == m.defaults());
+}
