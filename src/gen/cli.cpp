@@ -85,6 +85,8 @@ int cli_main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", report.error().text().c_str());
         return 1;
     }
+    for (const auto& note : report->notes)
+        std::fprintf(stderr, "phc-ninja gen: note: %s\n", note.c_str());
     std::printf("%s\n", summary_line(*report).c_str());
     return 0;
 }

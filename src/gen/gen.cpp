@@ -32,7 +32,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
     options.generated_from = db->path;
     auto g = generate(*db, options);
     if (!g) return g.error();
-    GenReport report{request.ninja_file, g->entries, g->split, g->plain, g->edges, false};
+    GenReport report{request.ninja_file, g->entries, g->split, g->plain, g->edges, false, g->notes};
     auto old = util::read_file(options.ninja_path);
     if (old && *old == g->text) return report;
     if (auto st = util::write_file_atomic(options.ninja_path, g->text); !st) return st.error();

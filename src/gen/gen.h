@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace phc::gen {
 
@@ -20,7 +21,8 @@ struct GenRequest {
 struct GenReport {
     std::string ninja_file;
     std::size_t entries = 0, split = 0, plain = 0, edges = 0;
-    bool changed = false; ///< false when the file already had these bytes
+    bool changed = false;           ///< false when the file already had these bytes
+    std::vector<std::string> notes; ///< entries left alone for a reason worth telling
 };
 
 /// Runs gen. Nothing is written when it fails.

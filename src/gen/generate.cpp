@@ -6,6 +6,14 @@
 #include "gen/words.h"
 
 #include <fmt/format.h>
+#include <optional>
+
+#if __has_include("split/plan.h")
+#include "compile/command.h"
+#include "gen/split_edges.h"
+#include "split/plan.h"
+#define PHC_GEN_HAVE_SPLIT 1
+#endif
 
 namespace phc::gen {
 
@@ -13,6 +21,7 @@ namespace {
 
 constexpr const char* kCompileRule = "phc_compile";
 constexpr const char* kRunRule = "phc_run";
+constexpr const char* kDeviceRule = "phc_device";
 
 /// The fixed part of the file: header comment, pool and rules.
 std::string preamble(const GenOptions& options) {
@@ -30,6 +39,9 @@ std::string preamble(const GenOptions& options) {
     out += fmt::format("rule {}\n  command = $command\n  description = $description\n"
                        "  deps = gcc\n  depfile = $depfile\n\n",
                        kCompileRule);
+    out += fmt::format("rule {}\n  command = $command\n  description = $description\n"
+                       "  deps = gcc\n  depfile = $depfile\n{}\n",
+                       kDeviceRule, options.device_jobs > 0 ? "  pool = phc_device\n" : "");
     out += fmt::format("rule {}\n  command = $command\n  description = $description\n\n", kRunRule);
     return out;
 }
@@ -65,14 +77,55 @@ BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     return b;
 }
 
+#ifdef PHC_GEN_HAVE_SPLIT
+/// The plan for one entry: split, or left alone (then plain edges are written).
+/// A compiler that cannot be probed leaves the entry alone, with a note.
+std::optional<split::Plan> plan_entry(const Entry& e, compile::ProbeCache& probes,
+                                      const GenOptions& options, std::vector<std::string>& notes) {
+    const std::nullopt_t left_alone = std::nullopt;
+    auto rec = compile::recognise_argv(e.argv);
+    if (!rec.command) return left_alone;
+    auto analysis = compile::analyze(*rec.command, compile::AnalyzeInput{e.directory, {}, {}});
+    if (!analysis.decision.split()) return left_alone;
+    split::PlanOptions opts;
+    opts.private_dir =
+        object_private_dir(options.private_dir, dir_of(options.ninja_path), e.output);
+    opts.device_depfiles = true;
+    auto plan = split::plan(std::move(analysis), probes, opts);
+    if (!plan) {
+        notes.push_back(fmt::format("entry {}: not split: {}", e.index, plan.error().message));
+        return left_alone;
+    }
+    if (!plan->split()) return left_alone;
+    return std::move(plan).value();
+}
+#endif
+
 } // namespace
 
 Result<Generated> generate(const Database& db, const GenOptions& options) {
     Generated g;
     std::string ninja_dir = dir_of(options.ninja_path);
     g.text = preamble(options);
+#ifdef PHC_GEN_HAVE_SPLIT
+    compile::ProbeCache probes(options.private_dir.empty() ? std::string()
+                                                           : options.private_dir + "/probes.json");
+    const SplitRules rules{kDeviceRule, kRunRule, kCompileRule};
+#endif
     for (const auto& e : db.entries) {
         ++g.entries;
+#ifdef PHC_GEN_HAVE_SPLIT
+        if (!options.private_dir.empty()) {
+            if (auto plan = plan_entry(e, probes, options, g.notes)) {
+                ++g.split;
+                for (const auto& b : split_edges(*plan, ninja_dir, rules)) {
+                    g.text += render_build(b) + "\n";
+                    ++g.edges;
+                }
+                continue;
+            }
+        }
+#endif
         ++g.plain;
         g.text += render_build(plain_edge(e, ninja_dir)) + "\n";
         ++g.edges;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace phc::gen {
 
@@ -23,9 +24,10 @@ struct GenOptions {
 struct Generated {
     std::string text; ///< the whole ninja file
     std::size_t entries = 0;
-    std::size_t split = 0; ///< entries turned into device/bundle/host edges
-    std::size_t plain = 0; ///< entries kept as one compile edge
-    std::size_t edges = 0; ///< build statements written
+    std::size_t split = 0;          ///< entries turned into device/bundle/host edges
+    std::size_t plain = 0;          ///< entries kept as one compile edge
+    std::size_t edges = 0;          ///< build statements written
+    std::vector<std::string> notes; ///< entries left alone for a reason worth telling
 };
 
 /// Builds the ninja text for `db`. Deterministic: the same database and

@@ -1,0 +1,63 @@
+#include "gen/split_edges.h"
+
+#include "gen/depfile.h"
+#include "gen/paths.h"
+
+namespace phc::gen {
+
+namespace {
+
+/// Every path of `paths` resolved against `dir` and spelled from `ninja_dir`.
+std::vector<std::string> spelled(const std::vector<std::string>& paths, const std::string& dir,
+                                 const std::string& ninja_dir) {
+    std::vector<std::string> out;
+    for (const auto& p : paths)
+        out.push_back(spell_from(ninja_dir, absolute_in(dir, p)));
+    return out;
+}
+
+const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
+    switch (kind) {
+    case split::StepKind::Device:
+        return rules.device;
+    case split::StepKind::Bundle:
+        return rules.bundle;
+    case split::StepKind::Host:
+        break;
+    }
+    return rules.host;
+}
+
+} // namespace
+
+std::vector<BuildStatement> split_edges(const split::Plan& plan, const std::string& ninja_dir,
+                                        const SplitRules& rules) {
+    const std::string dir = plan.analysis.work_dir();
+    std::vector<BuildStatement> out;
+    for (split::Step step : plan.steps) {
+        step.cwd = dir;
+        if (step.kind == split::StepKind::Host && step.depfile.empty()) {
+            step.depfile = absolute_in(dir, step.outputs.at(0)) + ".d";
+            step.argv = with_depfile(std::move(step.argv), step.depfile);
+        }
+        BuildStatement b;
+        b.outputs = spelled(step.outputs, dir, ninja_dir);
+        b.rule = rule_for(step.kind, rules);
+        b.inputs = spelled(step.inputs, dir, ninja_dir);
+        b.vars = {{"command", step.shell()}};
+        if (!step.depfile.empty())
+            b.vars.emplace_back("depfile", spell_from(ninja_dir, absolute_in(dir, step.depfile)));
+        b.vars.emplace_back("description", step.description);
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+std::string object_private_dir(const std::string& private_root, const std::string& ninja_dir,
+                               const std::string& object) {
+    std::string rel = spell_from(ninja_dir, object);
+    if (!rel.empty() && rel[0] == '/') rel = "abs" + rel;
+    return private_root + "/objs/" + rel;
+}
+
+} // namespace phc::gen

@@ -1,0 +1,30 @@
+// A split plan as ninja build statements: one per device step, the bundle
+// step and the host step, each run in the compile's directory.
+#pragma once
+
+#include "gen/ninja_text.h"
+#include "split/plan.h"
+
+#include <string>
+#include <vector>
+
+namespace phc::gen {
+
+/// Rule names the statements use (declared in the file's preamble).
+struct SplitRules {
+    std::string device; ///< deps = gcc, in the device pool when there is one
+    std::string bundle; ///< no header deps
+    std::string host;   ///< deps = gcc
+};
+
+/// The statements for a plan whose decision is Split. Paths are resolved
+/// against the compile's directory and spelled from `ninja_dir`. A host step
+/// without a depfile is made to write "<object>.d".
+std::vector<BuildStatement> split_edges(const split::Plan& plan, const std::string& ninja_dir,
+                                        const SplitRules& rules);
+
+/// The per-object private folder under `private_root` for absolute `object`.
+std::string object_private_dir(const std::string& private_root, const std::string& ninja_dir,
+                               const std::string& object);
+
+} // namespace phc::gen
