@@ -1,0 +1,121 @@
+#include "launch/launcher.h"
+
+#include "launch/output.h"
+#include "launch/trace.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace phc::launch {
+
+void write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+        ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        data.remove_prefix(static_cast<size_t>(n));
+    }
+}
+
+namespace {
+
+/// Appends one trace line per finished job; warns once if the log cannot be written.
+class Tracer {
+public:
+    explicit Tracer(const std::string& path) : path_(path) {}
+    void record(const JobResult& r, const std::string& name) {
+        if (path_.empty() || r.state == JobResult::State::NotRun || warned_) return;
+        if (auto st = append_trace(path_, trace_line(r.start_ms, r.end_ms, name)); !st) {
+            write_all(2, "phc-launch: warning: " + st.error().message + "\n");
+            warned_ = true;
+        }
+    }
+
+private:
+    const std::string& path_;
+    bool warned_ = false;
+};
+
+/// Prints the device compiles' output: common diagnostics once, others per architecture.
+void print_device_output(const std::vector<Job>& jobs, const RunReport& rep) {
+    std::vector<LabeledOutput> outs, errs;
+    bool complete = true;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const JobResult& r = rep.jobs[i];
+        if (r.state != JobResult::State::Exited && r.state != JobResult::State::SpawnFailed) {
+            complete = false;
+            continue; // stopped by us, or never ran: its output is not news
+        }
+        outs.push_back({jobs[i].label, r.out});
+        errs.push_back({jobs[i].label, r.err});
+    }
+    write_all(1, merge_outputs(outs, complete));
+    write_all(2, merge_outputs(errs, complete));
+}
+
+/// Consumes signals that arrived between phases; returns the first forwarded one.
+int pending_signal(SignalPipe& signals) {
+    for (int s : signals.drain())
+        if (s != SIGCHLD) return s;
+    return 0;
+}
+
+/// Runs one job (bundle or host) in the implicit slot, printing its output.
+RunReport run_one(const Job& job, Jobserver& js, SignalPipe& signals, const LaunchOptions& opt,
+                  Tracer& tracer, const std::string& trace_name) {
+    RunOptions ro;
+    ro.grace_ms = opt.grace_ms;
+    ro.on_done = [&](size_t, const JobResult& r) { tracer.record(r, trace_name); };
+    RunReport rep = run_jobs({job}, js, signals, ro);
+    if (rep.jobs[0].state != JobResult::State::Stopped) {
+        write_all(1, rep.jobs[0].out);
+        write_all(2, rep.jobs[0].err);
+    }
+    return rep;
+}
+
+/// The outcome of a phase that did not succeed, or nothing (exit 0) if it did.
+Outcome outcome_of(const RunReport& rep) {
+    if (rep.signal) return {128 + rep.signal, rep.signal};
+    if (rep.first_failure >= 0) {
+        int status = rep.jobs[static_cast<size_t>(rep.first_failure)].exit_status();
+        return {status == 0 ? 1 : status, 0};
+    }
+    return {};
+}
+
+} // namespace
+
+Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
+                  const LaunchOptions& opt) {
+    Tracer tracer(opt.trace_path);
+    auto remove_outputs = [&] {
+        for (const auto& f : jobs.outputs)
+            ::unlink(f.c_str());
+    };
+
+    RunOptions ro;
+    ro.grace_ms = opt.grace_ms;
+    ro.on_done = [&](size_t i, const JobResult& r) {
+        tracer.record(r, jobs.name + "::" + jobs.device[i].label);
+    };
+    RunReport dev = run_jobs(jobs.device, js, signals, ro);
+    if (!dev.signal) print_device_output(jobs.device, dev);
+    Outcome o = outcome_of(dev);
+    if (o.exit_code == 0) {
+        if (int s = pending_signal(signals)) o = {128 + s, s};
+    }
+    if (o.exit_code == 0) {
+        o = outcome_of(run_one(jobs.bundle, js, signals, opt, tracer, jobs.name + "::bundle"));
+        if (o.exit_code == 0) {
+            if (int s = pending_signal(signals)) o = {128 + s, s};
+        }
+    }
+    if (o.exit_code == 0) o = outcome_of(run_one(jobs.host, js, signals, opt, tracer, jobs.name));
+    if (o.exit_code != 0) remove_outputs();
+    return o;
+}
+
+} // namespace phc::launch

@@ -1,0 +1,30 @@
+// The bridge to the split planner (src/compile + src/split): turns one argv into
+// SplitJobs, or says why the command is left alone. No split logic lives here.
+#pragma once
+
+#include "launch/launcher.h"
+#include "util/error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace phc::launch {
+
+/// A planned split, or the planner's reason for leaving the command alone.
+struct Planned {
+    std::optional<SplitJobs> jobs; ///< empty: run the command unchanged
+    std::string reason;            ///< why it is left alone
+};
+
+/// Plans `argv` (run in the current directory) with its device objects and bundle
+/// in `private_dir` (which exists). Driver probes are cached in `probe_cache`
+/// ("" = in memory only). An Error when the compiler cannot be probed.
+Result<Planned> plan_command(const std::vector<std::string>& argv, const std::string& private_dir,
+                             const std::string& probe_cache);
+
+/// Where probes are cached: PHC_PROBE_CACHE, else $XDG_CACHE_HOME or ~/.cache +
+/// "/phc-ninja/probes.json" (its folder is created), else "" (memory only).
+std::string probe_cache_path();
+
+} // namespace phc::launch

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# phc-launch under GNU make (4.3: pipe jobserver, --jobserver-auth=R,W) on
+# samples/make-hip: -j2, -j4 and no -j all build, and every HIP object is
+# byte-identical to the driver's own compile with the same -cuid. Advertised
+# jobservers that cannot be used (closed descriptors, a missing fifo) give one
+# warning and the compile still works.
+set -euo pipefail
+: "${PHC:?}" "${PHC_SRC:?}" "${PHC_TMP:?}"
+L=$(dirname "$PHC")/phc-launch
+W=$PHC_TMP/launch_make
+rm -rf "$W" && mkdir -p "$W/tmp" && cd "$W"
+export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json
+fail() { echo "launch_make: FAIL: $*" >&2; exit 1; }
+[ -f "$PHC_SRC/samples/make-hip/Makefile" ] || fail "samples/make-hip is missing"
+ARCHS="gfx906 gfx90a"
+
+# The compile command of one object, as the Makefile's pattern rule writes it.
+hip_cmd() { echo hipcc -O2 --offload-arch=gfx906 --offload-arch=gfx90a -MD -MP -c "$1.hip" -o "obj/$1.o"; }
+
+# Checks each HIP object of the project in $1 against the driver's own compile.
+check_identical() {
+  local dir=$1 name cuid
+  for name in saxpy scale reduce; do
+    # shellcheck disable=SC2046
+    cuid=$(cd "$dir" && "$PHC" explain -- $(hip_cmd "$name") | sed -n 's/^# cuid: //p')
+    [ -n "$cuid" ] || fail "phc-ninja explain gave no cuid for $name"
+    if [ ! -f "$W/ref/$name.$cuid.o" ]; then
+      mkdir -p "$W/ref"
+      (cd "$dir" && hipcc -O2 --offload-arch=gfx906 --offload-arch=gfx90a -cuid="$cuid" \
+        -c "$name.hip" -o "$W/ref/$name.$cuid.o")
+    fi
+    cmp "$dir/obj/$name.o" "$W/ref/$name.$cuid.o" \
+      || fail "$dir/obj/$name.o differs from the driver's compile (cuid $cuid)"
+  done
+}
+
+build() { # build DIR MAKEARGS...
+  local dir=$1
+  shift
+  rm -rf "$dir" && cp -r "$PHC_SRC/samples/make-hip" "$dir"
+  make -C "$dir" "$@" LAUNCHER="$L" ARCHS="$ARCHS" >"$dir.log" 2>&1 \
+    || { cat "$dir.log"; fail "make $* failed"; }
+  [ -x "$dir/demo" ] || fail "make $* did not link demo"
+  ! grep -q "phc-launch: warning" "$dir.log" || { cat "$dir.log"; fail "unexpected warning in make $*"; }
+}
+
+echo "-- make -j2"
+build j2 -j2
+check_identical j2
+echo "-- make -j4"
+build j4 -j4
+check_identical j4
+echo "-- make (no -j)"
+build j1
+check_identical j1
+[ -z "$(ls tmp | grep '^phc-launch-' || true)" ] || fail "private folders left in TMPDIR"
+
+one_compile() { # MAKEFLAGS value; compiles saxpy in a copy, expects one warning
+  rm -rf one && cp -r "$PHC_SRC/samples/make-hip" one && mkdir -p one/obj
+  # shellcheck disable=SC2046
+  (cd one && MAKEFLAGS="$1" "$L" $(hip_cmd saxpy)) 2>one.err || { cat one.err; fail "compile failed with MAKEFLAGS='$1'"; }
+  [ "$(grep -c '^phc-launch: warning: jobserver .* is unusable' one.err)" = 1 ] \
+    || { cat one.err; fail "expected one warning line with MAKEFLAGS='$1'"; }
+  [ "$(grep -c . one.err)" = 1 ] || { cat one.err; fail "more than the warning on stderr"; }
+  local cuid
+  # shellcheck disable=SC2046
+  cuid=$(cd one && "$PHC" explain -- $(hip_cmd saxpy) | sed -n 's/^# cuid: //p')
+  cmp one/obj/saxpy.o "$W/ref/saxpy.$cuid.o" || fail "object differs with MAKEFLAGS='$1'"
+}
+echo "-- MAKEFLAGS naming closed descriptors (make 4.3 without '+')"
+one_compile " -j2 --jobserver-auth=97,98"
+echo "-- MAKEFLAGS naming descriptors that are not the jobserver's pipe"
+exec 7</dev/null 8>/dev/null
+one_compile " -j2 --jobserver-auth=7,8"
+exec 7<&- 8>&-
+echo "-- MAKEFLAGS naming a missing fifo"
+one_compile " -j2 --jobserver-auth=fifo:$W/no-such-fifo"
+
+echo "launch_make: all passed"
+rm -rf "$W"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Commands phc-launch does not split go to the compiler unchanged (exec): same
+# exit status, output and signals. Also PHC_COMPILER and the -E fix-ups.
+set -euo pipefail
+: "${PHC:?}" "${PHC_TMP:?}"
+L=$(dirname "$PHC")/phc-launch
+W=$PHC_TMP/launch_passthrough
+rm -rf "$W" && mkdir -p "$W" && cd "$W"
+fail() { echo "launch_passthrough: FAIL: $*" >&2; exit 1; }
+expect_rc() { # expect_rc WANT CMD...
+  local want=$1 rc=0
+  shift
+  "$@" >out.txt 2>err.txt || rc=$?
+  [ "$rc" = "$want" ] || fail "'$*' exited $rc, want $want"
+}
+
+echo "-- exit status and output unchanged"
+expect_rc 7 "$L" sh -c 'echo x; echo y >&2; exit 7'
+[ "$(cat out.txt)" = x ] && [ "$(cat err.txt)" = y ] || fail "output changed"
+expect_rc 1 "$L" false
+expect_rc 0 "$PHC" launch -- sh -c 'exit 0'
+expect_rc 3 "$PHC" launch sh -c 'exit 3'
+expect_rc 127 "$L" /nonexistent/compiler -c x.c
+grep -q "cannot run '/nonexistent/compiler'" err.txt || fail "no message for a missing compiler"
+expect_rc 2 "$L"
+
+echo "-- signals: the compiler is exec'd, so it is the process that dies"
+rc=0; "$L" sh -c 'kill -TERM $$' || rc=$?
+[ "$rc" = 143 ] || fail "SIGTERM death became status $rc"
+
+echo "-- exec, not a child: the pid stays the same"
+# shellcheck disable=SC2016
+"$L" sh -c 'echo $$' >pid.txt &
+p=$!
+wait $p
+[ "$(cat pid.txt)" = "$p" ] || fail "pass-through ran a child process ($(cat pid.txt) != $p)"
+
+echo "-- a single-architecture compile is the driver's own"
+printf '#include <hip/hip_runtime.h>\n__global__ void k(int* x) { x[0] = 1; }\n' > k.hip
+F=(-x hip --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode)
+"$L" clang++-15 "${F[@]}" --offload-arch=gfx906 -cuid=abc -c k.hip -o a.o
+clang++-15 "${F[@]}" --offload-arch=gfx906 -cuid=abc -c k.hip -o b.o
+cmp a.o b.o || fail "single-arch object differs"
+
+echo "-- PHC_COMPILER is put in front"
+PHC_COMPILER=sh expect_rc 5 "$L" -c 'echo pc; exit 5'
+[ "$(cat out.txt)" = pc ] || fail "PHC_COMPILER not used"
+
+echo "-- -E of a HIP compile: sccache's fix-ups"
+printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' > show-args && chmod +x show-args
+"$L" ./show-args -x hip --offload-new-driver --offload-compress --offload-arch=gfx906 -E k.hip > args.txt
+[ "$(tr '\n' ' ' < args.txt)" = "-x hip --offload-arch=gfx906 -E k.hip --no-offload-new-driver " ] \
+  || fail "-E fix-ups wrong: $(tr '\n' ' ' < args.txt)"
+"$L" ./show-args -E x.c > args.txt
+[ "$(tr '\n' ' ' < args.txt)" = "-E x.c " ] || fail "-E of a non-HIP command was edited"
+"$L" clang++-15 "${F[@]}" --offload-arch=gfx906 --offload-arch=gfx90a -E k.hip -o k.ii \
+  || fail "real -E run failed"
+grep -q '__global__\|__attribute__((global))' k.ii || fail "-E output has no kernel"
+
+echo "launch_passthrough: all passed"
+rm -rf "$W"
