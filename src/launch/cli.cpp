@@ -6,6 +6,7 @@
 #include "launch/precheck.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -68,44 +69,57 @@ int fallback_jobs() {
     return jobs;
 }
 
-/// Plans and runs a command the pre-check found worth a look.
+/// Removes the private folder (quietly: it may be gone already).
+void remove_dir(const std::string& dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+}
+
+/// The first forwarded signal among those that arrived so far, or 0.
+int pending_signal(SignalPipe& signals) {
+    for (int s : signals.drain())
+        if (s != SIGCHLD) return s;
+    return 0;
+}
+
+/// Plans and runs a command the pre-check found worth a look. Signals are caught
+/// from the start, so an interrupt during planning also removes the folder.
 int run_candidate(const std::vector<std::string>& cmd) {
+    auto signals = SignalPipe::install();
+    if (!signals) {
+        warn(signals.error().message + "; compiling without splitting");
+        return exec_command(cmd);
+    }
     std::string dir = make_private_dir();
     if (dir.empty()) {
         warn(fmt::format("cannot create a private folder ({}); compiling without splitting",
                          std::strerror(errno)));
+        signals->reset();
         return exec_command(cmd);
     }
     auto planned = plan_command(cmd, dir, probe_cache_path());
+    if (int sig = pending_signal(**signals)) {
+        remove_dir(dir);
+        reraise(sig);
+        return 128 + sig;
+    }
     if (!planned || !planned->jobs) {
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
+        remove_dir(dir);
+        signals->reset(); // the compiler gets our original dispositions
         if (!planned) warn(planned.error().message + "; compiling without splitting");
         return exec_command(cmd);
     }
 
-    Outcome out;
-    {
-        auto signals = SignalPipe::install();
-        if (!signals) {
-            std::filesystem::remove_all(dir);
-            warn(signals.error().message + "; compiling without splitting");
-            return exec_command(cmd);
-        }
-        std::string warning;
-        Makeflags flags =
-            makeflags_from_env(std::getenv("MAKEFLAGS"), std::getenv("CARGO_MAKEFLAGS"));
-        int fallback = flags.jobs ? *flags.jobs : fallback_jobs();
-        auto js = Jobserver::connect(flags, fallback, &warning);
-        if (!warning.empty()) warn(warning);
-        LaunchOptions opt;
-        if (const char* t = std::getenv("PHC_NINJA_TRACE")) opt.trace_path = t;
-        out = run_split(*planned->jobs, *js, **signals, opt);
-        // Every token is back (run_jobs returns only when no child is left);
-        // remove the private folder before the handlers go away.
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-    }
+    Makeflags flags = makeflags_from_env(std::getenv("MAKEFLAGS"), std::getenv("CARGO_MAKEFLAGS"));
+    std::string warning;
+    auto js = Jobserver::connect(flags, flags.jobs ? *flags.jobs : fallback_jobs(), &warning);
+    if (!warning.empty()) warn(warning);
+    LaunchOptions opt;
+    if (const char* t = std::getenv("PHC_NINJA_TRACE")) opt.trace_path = t;
+    Outcome out = run_split(*planned->jobs, *js, **signals, opt);
+    // Every token is back (run_jobs returns only when no child is left).
+    js.reset();
+    remove_dir(dir);
     if (out.signal) reraise(out.signal);
     return out.exit_code;
 }

@@ -1,15 +1,19 @@
 #include "launch/planning.h"
 
+#include "util/file.h"
+
+#ifdef PHC_LAUNCH_HAVE_SPLIT
 #include "compile/analysis.h"
 #include "compile/command.h"
 #include "compile/probe.h"
 #include "split/plan.h"
-#include "util/file.h"
+#endif
 
 #include <cstdlib>
 
 namespace phc::launch {
 
+#ifdef PHC_LAUNCH_HAVE_SPLIT
 namespace {
 
 /// A planner step as a supervisor job.
@@ -26,6 +30,7 @@ Job to_job(const split::Step& s, std::string label) {
 }
 
 } // namespace
+#endif
 
 std::string probe_cache_path() {
     if (const char* p = std::getenv("PHC_PROBE_CACHE")) return p;
@@ -40,6 +45,12 @@ std::string probe_cache_path() {
     return dir + "/probes.json";
 }
 
+#ifndef PHC_LAUNCH_HAVE_SPLIT
+Result<Planned> plan_command(const std::vector<std::string>&, const std::string&,
+                             const std::string&) {
+    return Planned{std::nullopt, "this phc-ninja was built without the split planner"};
+}
+#else
 Result<Planned> plan_command(const std::vector<std::string>& argv, const std::string& private_dir,
                              const std::string& probe_cache) {
     compile::Recognised rec = compile::recognise_argv(argv);
@@ -73,5 +84,7 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     }
     return Planned{std::move(jobs), {}};
 }
+
+#endif
 
 } // namespace phc::launch

@@ -1,0 +1,115 @@
+#include "launch/launcher.h"
+
+#include <cstdio>
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace phc::launch;
+
+namespace {
+
+Job sh(std::string label, std::string script) {
+    return Job{std::move(label), {"sh", "-c", std::move(script)}, {}, {}};
+}
+
+/// Redirects fd 1 and 2 to files while alive; text() reads what was written.
+class Capture {
+public:
+    Capture() {
+        fflush(stdout);
+        fflush(stderr);
+        saved1_ = ::dup(1);
+        saved2_ = ::dup(2);
+        int o = ::open(out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = ::open(err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(o, 1);
+        ::dup2(e, 2);
+        ::close(o);
+        ::close(e);
+    }
+    ~Capture() {
+        restore();
+        ::unlink(out_.c_str());
+        ::unlink(err_.c_str());
+    }
+    void restore() {
+        if (saved1_ < 0) return;
+        ::dup2(saved1_, 1);
+        ::dup2(saved2_, 2);
+        ::close(saved1_);
+        ::close(saved2_);
+        saved1_ = saved2_ = -1;
+    }
+    static std::string slurp(const std::string& p) {
+        std::ifstream f(p);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        return ss.str();
+    }
+    std::string out() const { return slurp(out_); }
+    std::string err() const { return slurp(err_); }
+
+private:
+    std::string out_ = "/tmp/phc-unit-cap-out-" + std::to_string(::getpid());
+    std::string err_ = "/tmp/phc-unit-cap-err-" + std::to_string(::getpid());
+    int saved1_ = -1, saved2_ = -1;
+};
+
+std::unique_ptr<SignalPipe> signals() {
+    auto sp = SignalPipe::install();
+    REQUIRE(sp.ok());
+    return std::move(sp).value();
+}
+
+bool exists(const std::string& p) {
+    return ::access(p.c_str(), F_OK) == 0;
+}
+
+} // namespace
+
+TEST_CASE("split runner: common device warnings once, host output after, object kept") {
+    auto sp = signals();
+    auto js = Jobserver::local(2);
+    std::string obj = "/tmp/phc-unit-split-" + std::to_string(::getpid()) + ".o";
+    SplitJobs jobs;
+    jobs.device = {sh("gfx906", "echo 'k.hip:1:1: warning: same' >&2"),
+                   sh("gfx90a", "echo 'k.hip:1:1: warning: same' >&2; echo 'only 90a' >&2")};
+    jobs.bundle = sh("bundle", "true");
+    jobs.host = sh("host", "echo host-said >&2; echo obj > " + obj);
+    jobs.outputs = {obj};
+    Outcome o;
+    Capture cap;
+    o = run_split(jobs, *js, *sp, {});
+    cap.restore();
+    CHECK(o.exit_code == 0);
+    CHECK(o.signal == 0);
+    CHECK(cap.err() == "k.hip:1:1: warning: same\n[gfx90a] only 90a\nhost-said\n");
+    CHECK(exists(obj));
+    ::unlink(obj.c_str());
+}
+
+TEST_CASE("split runner: a failing step's status is returned and outputs are removed") {
+    auto sp = signals();
+    auto js = Jobserver::local(2);
+    std::string obj = "/tmp/phc-unit-split-f-" + std::to_string(::getpid()) + ".o";
+    for (const char* which : {"device", "bundle", "host"}) {
+        CAPTURE(which);
+        std::string w = which;
+        SplitJobs jobs;
+        jobs.device = {sh("a", "true"), sh("b", w == "device" ? "exit 4" : "true")};
+        jobs.bundle = sh("bundle", w == "bundle" ? "exit 5" : "true");
+        // The host writes a partial object and then fails.
+        jobs.host = sh("host", "echo partial > " + obj + (w == "host" ? "; exit 6" : ""));
+        jobs.outputs = {obj};
+        { std::ofstream(obj) << "stale"; }
+        Capture cap;
+        Outcome o = run_split(jobs, *js, *sp, {});
+        cap.restore();
+        CHECK(o.exit_code == (w == "device" ? 4 : w == "bundle" ? 5 : 6));
+        CHECK_FALSE(exists(obj));
+        CHECK(js->held() == 0);
+    }
+}
