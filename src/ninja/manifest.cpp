@@ -47,9 +47,7 @@ std::optional<std::string_view> Manifest::variable(std::string_view name, uint32
 }
 
 std::optional<uint32_t> Manifest::find_node(std::string_view path) const {
-    auto it = node_ids_.find(path);
-    if (it == node_ids_.end()) return std::nullopt;
-    return it->second;
+    return node_ids_.find(path, PathTable::hash(path), node_paths_);
 }
 
 // ---- EdgeRef

@@ -11,6 +11,7 @@
 
 #include "ninja/arena.h"
 #include "ninja/eval_string.h"
+#include "ninja/path_table.h"
 #include "ninja/statements.h"
 #include "util/error.h"
 
@@ -221,7 +222,7 @@ private:
     std::vector<EdgeBinding> edge_bindings_;
     std::vector<std::string_view> node_paths_;
     std::vector<int32_t> node_producer_;
-    std::unordered_map<std::string_view, uint32_t> node_ids_;
+    PathTable node_ids_;
     std::vector<std::string_view> defaults_;
     StringArena arena_;
     std::vector<std::unordered_map<uint32_t, Edits>> edits_; ///< per file

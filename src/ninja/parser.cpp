@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace phc::ninja {
@@ -99,8 +100,15 @@ private:
 };
 
 uint32_t Parser::FileParse::line_at(size_t offset) {
-    for (; line_pos_ < offset; ++line_pos_)
-        if (text_[line_pos_] == '\n') ++line_;
+    const char* p = text_.data() + line_pos_;
+    const char* end = text_.data() + offset;
+    while (p < end) {
+        const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        if (!nl) break;
+        ++line_;
+        p = static_cast<const char*>(nl) + 1;
+    }
+    line_pos_ = offset;
     return line_;
 }
 
@@ -189,13 +197,13 @@ Result<uint32_t> Parser::FileParse::node_for(const EvalString& s,
         path = canonical;
         owned = true;
     }
-    auto it = m_.node_ids_.find(path);
-    if (it != m_.node_ids_.end()) return it->second;
+    uint64_t h = PathTable::hash(path);
+    if (auto id = m_.node_ids_.find(path, h, m_.node_paths_)) return *id;
     if (owned) path = m_.arena_.store(path);
     auto id = static_cast<uint32_t>(m_.node_paths_.size());
     m_.node_paths_.push_back(path);
     m_.node_producer_.push_back(-1);
-    m_.node_ids_.emplace(path, id);
+    m_.node_ids_.insert(id, h, m_.node_paths_);
     return id;
 }
 
@@ -459,6 +467,8 @@ Status Parser::FileParse::run() {
 Status Parser::parse_file(std::string path, std::string text, int32_t parent, uint32_t scope,
                           int depth) {
     auto file = static_cast<uint32_t>(m_.files_.size());
+    // About one node per 100 bytes of a CMake manifest: size the index once.
+    if (file == 0) m_.node_ids_.reserve(text.size() / 100, m_.node_paths_);
     m_.buffers_.push_back(std::make_unique<std::string>(std::move(text)));
     File f;
     f.path = std::move(path);
@@ -478,10 +488,15 @@ namespace {
 Result<std::string> read_disk_file(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return make_error(std::strerror(errno));
+    // Read straight into the string, sized from fstat (growing if the file grew).
+    struct stat st {};
+    size_t cap = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
     std::string out;
-    char buf[1 << 16];
+    out.resize(cap + 1);
+    size_t used = 0;
     for (;;) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (used == out.size()) out.resize(out.size() * 2 + 4096);
+        ssize_t n = ::read(fd, out.data() + used, out.size() - used);
         if (n < 0) {
             if (errno == EINTR) continue;
             Error e = make_error(std::strerror(errno));
@@ -489,9 +504,10 @@ Result<std::string> read_disk_file(const std::string& path) {
             return e;
         }
         if (n == 0) break;
-        out.append(buf, static_cast<size_t>(n));
+        used += static_cast<size_t>(n);
     }
     ::close(fd);
+    out.resize(used);
     return out;
 }
 
