@@ -30,24 +30,25 @@ const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
 
 } // namespace
 
-std::vector<BuildStatement> split_edges(const split::Plan& plan, const std::string& ninja_dir,
-                                        const SplitRules& rules) {
+std::vector<ninja::BuildStatement>
+split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRules& rules) {
     const std::string dir = plan.analysis.work_dir();
-    std::vector<BuildStatement> out;
+    std::vector<ninja::BuildStatement> out;
     for (split::Step step : plan.steps) {
         step.cwd = dir;
         if (step.kind == split::StepKind::Host && step.depfile.empty()) {
             step.depfile = absolute_in(dir, step.outputs.at(0)) + ".d";
             step.argv = with_depfile(std::move(step.argv), step.depfile);
         }
-        BuildStatement b;
+        ninja::BuildStatement b;
         b.outputs = spelled(step.outputs, dir, ninja_dir);
         b.rule = rule_for(step.kind, rules);
         b.inputs = spelled(step.inputs, dir, ninja_dir);
-        b.vars = {{"command", step.shell()}};
+        b.bindings = {{"command", step.shell(), true}};
         if (!step.depfile.empty())
-            b.vars.emplace_back("depfile", spell_from(ninja_dir, absolute_in(dir, step.depfile)));
-        b.vars.emplace_back("description", step.description);
+            b.bindings.push_back(
+                {"depfile", spell_from(ninja_dir, absolute_in(dir, step.depfile)), true});
+        b.bindings.push_back({"description", step.description, true});
         out.push_back(std::move(b));
     }
     return out;

@@ -2,7 +2,7 @@
 // step and the host step, each run in the compile's directory.
 #pragma once
 
-#include "gen/ninja_text.h"
+#include "ninja/statements.h"
 #include "split/plan.h"
 
 #include <string>
@@ -20,8 +20,8 @@ struct SplitRules {
 /// The statements for a plan whose decision is Split. Paths are resolved
 /// against the compile's directory and spelled from `ninja_dir`. A host step
 /// without a depfile is made to write "<object>.d".
-std::vector<BuildStatement> split_edges(const split::Plan& plan, const std::string& ninja_dir,
-                                        const SplitRules& rules);
+std::vector<ninja::BuildStatement>
+split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRules& rules);
 
 /// The per-object private folder under `private_root` for absolute `object`.
 std::string object_private_dir(const std::string& private_root, const std::string& ninja_dir,

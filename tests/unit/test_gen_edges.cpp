@@ -3,7 +3,6 @@
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/generate.h"
-#include "gen/ninja_text.h"
 #include "gen/paths.h"
 
 #include <doctest/doctest.h>
@@ -50,19 +49,6 @@ TEST_CASE("gen depfile: compiles are recognised by -c, and get -MD -MF appended"
     CHECK_FALSE(is_compile({"-c"}));
     CHECK(with_depfile({"cc", "-c", "a.c"}, "/w/a.o.d") ==
           Args{"cc", "-c", "a.c", "-MD", "-MF", "/w/a.o.d"});
-}
-
-TEST_CASE("gen ninja_text: escaping and build statements") {
-    CHECK(ninja_path("a b:c$d") == "a$ b$:c$$d");
-    CHECK(ninja_value("echo $x: y") == "echo $$x: y");
-    CHECK(ninja_value(" lead") == "$ lead");
-    BuildStatement b;
-    b.outputs = {"obj/a b.o"};
-    b.rule = "r";
-    b.inputs = {"a.c"};
-    b.implicit = {"h.h"};
-    b.vars = {{"command", "cc $in"}};
-    CHECK(render_build(b) == "build obj/a$ b.o: r a.c | h.h\n  command = cc $$in\n");
 }
 
 namespace {
@@ -140,4 +126,16 @@ TEST_CASE("gen generate: the same database gives the same bytes") {
     CHECK(a->text == b->text);
     CHECK(a->text.find("build b.o: phc_compile b$ b.cpp\n  command = cd /w && g++ -c 'b b.cpp'") !=
           std::string::npos);
+}
+
+TEST_CASE("gen generate: a path ninja cannot express is an error naming the entry") {
+    Database db;
+    db.path = "cc.json";
+    db.entries.push_back(entry(0, "/w", {"g++", "-c", "a.cpp", "-o", "a.o"}, "/w/a.cpp", "/w/a.o"));
+    db.entries.push_back(
+        entry(1, "/w", {"g++", "-c", "b.cpp", "-o", "a|b.o"}, "/w/b.cpp", "/w/a|b.o"));
+    auto g = generate(db, options_in("/w"));
+    REQUIRE_FALSE(g.ok());
+    CHECK(g.error().message == "cc.json: error: entry 1: path 'a|b.o' contains '|', which ninja "
+                               "cannot express in a path");
 }
