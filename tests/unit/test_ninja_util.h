@@ -35,10 +35,12 @@ inline std::string parse_error(const std::string& text,
     return m.error().text();
 }
 
-/// The evaluated `var` of the edge producing output `out`.
+/// The evaluated `var` of the edge producing output `out` (explicit or implicit).
 inline std::string eval(const Manifest& m, std::string_view out, std::string_view var) {
     for (size_t i = 0; i < m.edge_count(); ++i) {
         auto outs = m.edge(i).outputs();
+        auto implicit = m.edge(i).implicit_outputs();
+        outs.insert(outs.end(), implicit.begin(), implicit.end());
         for (auto o : outs)
             if (o == out) {
                 auto r = m.edge(i).evaluate(var);
