@@ -163,6 +163,8 @@ public:
     // ---- files and statements
     const std::vector<File>& files() const { return files_; }
     const Statement& statement(StatementRef r) const { return files_[r.file].statements[r.index]; }
+    /// The index of the first loaded file whose path is exactly `path`.
+    std::optional<uint32_t> find_file(std::string_view path) const;
 
     // ---- graph
     size_t edge_count() const { return edges_.size(); }
@@ -186,6 +188,10 @@ public:
     int32_t producer(uint32_t node) const { return node_producer_[node]; }
 
     // ---- editing (graph unchanged; affects write_file)
+    // Edits render their statements immediately (an error leaves the manifest
+    // unchanged). To copy an edge's binding unchanged into a new statement, pass
+    // Binding{name, std::string(binding.source)}: the source is ninja text.
+
     /// Replaces a statement with `with` (empty: removes it).
     Status replace(StatementRef at, const std::vector<NewStatement>& with);
     /// Inserts statements just before `at` (after earlier insertions there).

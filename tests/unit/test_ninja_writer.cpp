@@ -145,3 +145,30 @@ TEST_CASE("ninja writer: parse -> write -> parse keeps the graph and the command
     CHECK(eval(*n, "a b.o", "command") == "cc -O2 -g -DX=\"$y\" -c 'a b.c' -o 'a b.o'");
     CHECK(n->defaults() == m.defaults());
 }
+
+TEST_CASE("ninja writer: edits in an included file, seen through reparse") {
+    std::map<std::string, std::string> files = {{"rules.ninja", "rule cc\n  command = cc $in\n"}};
+    auto m = parse_ok("include rules.ninja\nbuild a.o: cc a.c\n  FLAGS = -O2 $$x\n", files);
+    auto rules = m.find_file("rules.ninja");
+    REQUIRE(rules);
+    CHECK(*rules == 1);
+    CHECK_FALSE(m.find_file("nope.ninja"));
+    REQUIRE(m.append(*rules, {RuleStatement{"link", {{"command", "ld $in -o $out"}}}}).ok());
+    EdgeRef a = m.edge(0);
+    BuildStatement copy{{"a2.o"}, {}, "cc", {"a.c"}, {}, {}, {}, {}};
+    for (const auto& b : a.bindings())
+        copy.bindings.push_back({std::string(b.name), std::string(b.source)});
+    REQUIRE(
+        m.insert_after(a.statement(),
+                       {copy, BuildStatement{{"app"}, {}, "link", {"a.o", "a2.o"}, {}, {}, {}, {}}})
+            .ok());
+    CHECK(m.edited(0));
+    CHECK(m.edited(1));
+    CHECK(m.write_file(1) ==
+          "rule cc\n  command = cc $in\nrule link\n  command = ld $in -o $out\n");
+    auto n = reparse(m);
+    REQUIRE(n.ok());
+    REQUIRE(n->edge_count() == 3);
+    CHECK(eval(*n, "app", "command") == "ld a.o a2.o -o app");
+    CHECK(n->edge(1).binding("FLAGS")->value == "-O2 $x");
+}
