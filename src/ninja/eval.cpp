@@ -72,8 +72,15 @@ bool EdgeEnv::lookup(std::string_view name, std::string& out) {
         }
     }
     const EvalString* eval = m_.rules_[e_.rule].binding(name);
-    if (recursive_ && eval) lookups_.push_back(name);
+    bool record = recursive_ && eval != nullptr;
+    if (record) lookups_.push_back(name);
     recursive_ = true;
+    bool ok = fallback(name, eval, out);
+    if (record) lookups_.pop_back();
+    return ok;
+}
+
+bool EdgeEnv::fallback(std::string_view name, const EvalString* eval, std::string& out) {
 
     // BindingEnv::LookupWithFallback on the edge's env. An edge without
     // bindings uses its file scope as its env, so that scope's own variables

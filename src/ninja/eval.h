@@ -22,7 +22,9 @@ void evaluate_plain(const std::vector<Scope>& scopes, int32_t scope,
                     std::string& out);
 
 /// Evaluates variables for one edge as ninja's EdgeEnv does, including its
-/// cycle check (ninja 1.11 never forgets a visited rule variable).
+/// cycle check. Like ninja >= 1.12 a rule variable counts as "being evaluated"
+/// only while it is (ninja 1.11 never forgot one, so it also rejected
+/// `command = $description $depfile` with `depfile = $description`).
 class EdgeEnv {
 public:
     EdgeEnv(const Manifest& m, const Edge& e, bool shell_escape)
@@ -36,6 +38,8 @@ public:
     const std::string& error() const { return error_; }
 
 private:
+    /// BindingEnv::LookupWithFallback on the edge's env, after the cycle check.
+    bool fallback(std::string_view name, const EvalString* eval, std::string& out);
     void path_list(uint32_t first, uint32_t count, char sep, std::string& out) const;
 
     const Manifest& m_;

@@ -84,6 +84,13 @@ TEST_CASE("ninja: a cycle in rule variables is an error, not a hang") {
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().text() ==
           "build.ninja:5: error: cycle in rule variables: description -> depfile -> description");
+    // A variable used twice is no cycle (ninja 1.11 said it was; 1.12 fixed that).
+    auto ok = parse_ok("rule r\n  command = x $description $depfile\n  description = d\n"
+                       "  depfile = $description\nbuild a: r\n");
+    CHECK(eval(ok, "a", "command") == "x d d");
+    auto self = parse_ok("rule r\n  command = x $command\nbuild a: r\n");
+    CHECK(self.edge(0).evaluate("command").error().message ==
+          "build.ninja:3: error: cycle in rule variables: command -> command");
 }
 
 TEST_CASE("ninja: canonical paths as ninja 1.11 computes them") {
