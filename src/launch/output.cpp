@@ -1,6 +1,7 @@
 #include "launch/output.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace phc::launch {
 
@@ -49,40 +50,82 @@ std::string prefix_lines(std::string_view block, std::string_view label) {
     return out;
 }
 
-std::string merge_outputs(const std::vector<LabeledOutput>& outputs, bool complete) {
-    std::vector<std::vector<std::string>> blocks;
+namespace {
+
+/// `block` with each whole-word `label` replaced by '\x01', so that "1 warning
+/// generated when compiling for gfx906." matches its gfx90a twin.
+std::string without_label(const std::string& block, const std::string& label) {
+    if (label.empty()) return block;
+    std::string key;
+    size_t pos = 0;
+    while (true) {
+        size_t hit = block.find(label, pos);
+        if (hit == std::string::npos) break;
+        size_t after = hit + label.size();
+        bool word_end = after == block.size() ||
+                        !(std::isalnum(static_cast<unsigned char>(block[after])) ||
+                          block[after] == ':' || block[after] == '+' || block[after] == '-');
+        key.append(block, pos, hit - pos);
+        key += word_end ? std::string("\x01") : label;
+        pos = after;
+    }
+    key.append(block, pos);
+    return key;
+}
+
+/// `key` with the placeholder replaced by every label, comma-separated.
+std::string with_labels(const std::string& key, const std::vector<LabeledOutput>& outputs) {
+    std::string labels;
     for (const auto& o : outputs)
-        blocks.push_back(split_blocks(o.text));
-    std::vector<std::vector<bool>> used(blocks.size());
-    for (size_t i = 0; i < blocks.size(); ++i)
-        used[i].assign(blocks[i].size(), false);
+        labels += (labels.empty() ? "" : ", ") + o.label;
+    std::string out;
+    for (char c : key)
+        if (c == '\x01')
+            out += labels;
+        else
+            out += c;
+    return out;
+}
+
+} // namespace
+
+std::string merge_outputs(const std::vector<LabeledOutput>& outputs, bool complete) {
+    std::vector<std::vector<std::string>> keys;
+    for (const auto& o : outputs) {
+        keys.emplace_back();
+        for (auto& b : split_blocks(o.text))
+            keys.back().push_back(without_label(b, o.label));
+    }
+    std::vector<std::vector<bool>> used(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i)
+        used[i].assign(keys[i].size(), false);
 
     bool can_share = complete && outputs.size() > 1;
     std::string merged;
-    for (size_t i = 0; i < blocks.size(); ++i) {
-        for (size_t b = 0; b < blocks[i].size(); ++b) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+        for (size_t b = 0; b < keys[i].size(); ++b) {
             if (used[i][b]) continue;
             used[i][b] = true;
-            const std::string& block = blocks[i][b];
+            const std::string& key = keys[i][b];
             // Find the same block, not yet matched, in every other output.
-            std::vector<size_t> match(blocks.size(), 0);
+            std::vector<size_t> match(keys.size(), 0);
             bool everywhere = can_share;
-            for (size_t j = 0; everywhere && j < blocks.size(); ++j) {
+            for (size_t j = 0; everywhere && j < keys.size(); ++j) {
                 if (j == i) continue;
-                auto it = std::find_if(blocks[j].begin(), blocks[j].end(), [&](const auto& x) {
-                    return !used[j][static_cast<size_t>(&x - blocks[j].data())] && x == block;
-                });
-                if (it == blocks[j].end())
-                    everywhere = false;
-                else
-                    match[j] = static_cast<size_t>(it - blocks[j].begin());
+                everywhere = false;
+                for (size_t k = 0; k < keys[j].size() && !everywhere; ++k) {
+                    if (!used[j][k] && keys[j][k] == key) {
+                        match[j] = k;
+                        everywhere = true;
+                    }
+                }
             }
             if (everywhere) {
-                for (size_t j = 0; j < blocks.size(); ++j)
+                for (size_t j = 0; j < keys.size(); ++j)
                     if (j != i) used[j][match[j]] = true;
-                merged += block;
+                merged += with_labels(key, outputs);
             } else {
-                merged += prefix_lines(block, outputs[i].label);
+                merged += prefix_lines(with_labels(key, {outputs[i]}), outputs[i].label);
             }
         }
     }

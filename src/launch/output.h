@@ -24,8 +24,11 @@ std::vector<std::string> split_blocks(std::string_view text);
 /// Merges the streams. Blocks of the first output come in their order: a block
 /// present in every output is printed once, plain; others get "[label] " before
 /// each of their lines. Then the blocks only the other outputs have, prefixed.
-/// With a single output (or when `complete` is false: not every architecture ran
-/// to the end) every block is prefixed, since none is known to be common.
+/// Blocks are compared with each output's own label masked, so "1 warning
+/// generated when compiling for gfx906." matches the gfx90a one and is printed
+/// once as "... for gfx906, gfx90a.". With a single output (or when `complete` is
+/// false: not every architecture ran to the end) every block is prefixed, since
+/// none is known to be common.
 std::string merge_outputs(const std::vector<LabeledOutput>& outputs, bool complete = true);
 
 /// Puts "[label] " before every line of `block`.

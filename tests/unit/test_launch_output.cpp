@@ -55,3 +55,16 @@ TEST_CASE("output: repeated blocks are matched one for one") {
     auto merged = merge_outputs({{"a", twice}, {"b", kWarn}});
     CHECK(merged == std::string(kWarn) + prefix_lines(kWarn, "a"));
 }
+
+TEST_CASE("output: blocks that differ only by the architecture's name are merged") {
+    auto merged = merge_outputs({{"gfx906", "1 warning generated when compiling for gfx906.\n"},
+                                 {"gfx90a", "1 warning generated when compiling for gfx90a.\n"}});
+    CHECK(merged == "1 warning generated when compiling for gfx906, gfx90a.\n");
+    // A longer target ID is not mistaken for its prefix.
+    auto ids = merge_outputs({{"gfx90a", "for gfx90a:xnack+ and gfx90a\n"},
+                              {"gfx90a:xnack+", "for gfx90a:xnack+ and gfx90a\n"}});
+    CHECK(ids == "[gfx90a] for gfx90a:xnack+ and gfx90a\n"
+                 "[gfx90a:xnack+] for gfx90a:xnack+ and gfx90a\n");
+    auto one = merge_outputs({{"gfx906", "x for gfx906\n"}, {"gfx90a", "y for gfx90a\n"}});
+    CHECK(one == "[gfx906] x for gfx906\n[gfx90a] y for gfx90a\n");
+}

@@ -137,3 +137,20 @@ TEST_CASE("supervisor: a signal reaches every child's group; stubborn ones get S
     CHECK(rep.jobs[2].code == SIGKILL);
     CHECK(js->held() == 0);
 }
+
+TEST_CASE("supervisor: SIGHUP and SIGQUIT are forwarded too") {
+    for (int sig : {SIGHUP, SIGQUIT}) {
+        CAPTURE(sig);
+        auto sp = signals();
+        auto js = Jobserver::local(2);
+        std::vector<Job> jobs = {
+            sh("a", "sleep 0.2; kill -" + std::to_string(sig) + " $PPID; sleep 30"),
+            sh("b", "sleep 30")};
+        auto t0 = std::chrono::steady_clock::now();
+        auto rep = run_jobs(jobs, *js, *sp);
+        CHECK(seconds_since(t0) < 5.0);
+        CHECK(rep.signal == sig);
+        CHECK(rep.jobs[1].state == JobResult::State::Stopped);
+        CHECK(rep.jobs[1].code == sig);
+    }
+}

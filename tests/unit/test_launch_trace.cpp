@@ -1,0 +1,28 @@
+#include "launch/trace.h"
+
+#include <doctest/doctest.h>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace phc::launch;
+
+TEST_CASE("trace: ninja log v5 lines, header once, distinct hashes per step") {
+    std::string line = trace_line(1000, 2500, "obj/k.o::gfx90a");
+    CHECK(line.starts_with("1000\t2500\t2500\tobj/k.o::gfx90a\t"));
+    CHECK(line.size() == std::string("1000\t2500\t2500\tobj/k.o::gfx90a\t").size() + 16 + 1);
+    CHECK(line != trace_line(1000, 2500, "obj/k.o::gfx906"));
+
+    std::string path = "/tmp/phc-unit-trace-" + std::to_string(::getpid()) + ".log";
+    ::unlink(path.c_str());
+    REQUIRE(append_trace(path, trace_line(1, 2, "a")).ok());
+    REQUIRE(append_trace(path, trace_line(2, 3, "b")).ok());
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    CHECK(ss.str() == "# ninja log v5\n" + trace_line(1, 2, "a") + trace_line(2, 3, "b"));
+    ::unlink(path.c_str());
+    auto bad = append_trace("/nonexistent/dir/t.log", "x");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.starts_with("/nonexistent/dir/t.log: cannot open trace log: "));
+}
