@@ -1,6 +1,7 @@
 #include "gen/depfile.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string_view>
 
 namespace phc::gen {
@@ -42,6 +43,22 @@ std::string find_depfile(const std::vector<std::string>& argv, const std::string
     if (!md) return {};
     if (!mf.empty()) return mf;
     return output_arg.empty() ? std::string() : replace_extension(output_arg);
+}
+
+std::string depfile_target(const std::vector<std::string>& argv, const std::string& output_arg) {
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+        std::string_view a = argv[i];
+        if ((a == "-MT" || a == "-MQ") && i + 1 < argv.size()) return argv[i + 1];
+        if (starts_with(a, "-MT") || starts_with(a, "-MQ")) return std::string(a.substr(3));
+    }
+    return output_arg;
+}
+
+bool depfile_names(const std::vector<std::string>& argv, const std::string& output_arg,
+                   const std::string& spelling) {
+    std::string target = depfile_target(argv, output_arg);
+    if (target.empty()) return false;
+    return std::filesystem::path(target).lexically_normal().string() == spelling;
 }
 
 bool is_compile(const std::vector<std::string>& argv) {

@@ -20,6 +20,7 @@ namespace phc::gen {
 namespace {
 
 constexpr const char* kCompileRule = "phc_compile";
+constexpr const char* kKeepRule = "phc_compile_keep";
 constexpr const char* kRunRule = "phc_run";
 constexpr const char* kDeviceRule = "phc_device";
 constexpr const char* kDevicePool = "phc_device";
@@ -32,13 +33,18 @@ Status emit(std::string& out, const ninja::NewStatement& s) {
     return Ok{};
 }
 
-/// A rule running $command with header deps from $depfile (when `deps`).
-ninja::RuleStatement rule(const char* name, bool deps, const char* pool = nullptr) {
+/// How a rule learns header dependencies.
+enum class Deps {
+    None, ///< not at all
+    Log,  ///< deps = gcc: ninja moves $depfile into its deps log (and deletes it)
+    Keep, ///< ninja reads $depfile where it is, leaving it for the original build
+};
+
+/// A rule running $command with header deps as `deps` says.
+ninja::RuleStatement rule(const char* name, Deps deps, const char* pool = nullptr) {
     ninja::RuleStatement r{name, {{"command", "$command"}, {"description", "$description"}}};
-    if (deps) {
-        r.bindings.push_back({"deps", "gcc"});
-        r.bindings.push_back({"depfile", "$depfile"});
-    }
+    if (deps == Deps::Log) r.bindings.push_back({"deps", "gcc"});
+    if (deps != Deps::None) r.bindings.push_back({"depfile", "$depfile"});
     if (pool) r.bindings.push_back({"pool", pool});
     return r;
 }
@@ -65,11 +71,13 @@ Result<std::string> preamble(const GenOptions& options) {
         st.push_back(ninja::PoolStatement{kDevicePool, options.device_jobs});
         st.push_back(ninja::RawStatement{"\n"});
     }
-    st.push_back(rule(kCompileRule, true));
+    st.push_back(rule(kCompileRule, Deps::Log));
     st.push_back(ninja::RawStatement{"\n"});
-    st.push_back(rule(kDeviceRule, true, options.device_jobs > 0 ? kDevicePool : nullptr));
+    st.push_back(rule(kKeepRule, Deps::Keep));
     st.push_back(ninja::RawStatement{"\n"});
-    st.push_back(rule(kRunRule, false));
+    st.push_back(rule(kDeviceRule, Deps::Log, options.device_jobs > 0 ? kDevicePool : nullptr));
+    st.push_back(ninja::RawStatement{"\n"});
+    st.push_back(rule(kRunRule, Deps::None));
     st.push_back(ninja::RawStatement{"\n"});
     for (const auto& s : st)
         if (auto ok = emit(out, s); !ok) return ok.error();
@@ -81,9 +89,10 @@ std::string in_directory(const std::string& dir, const std::vector<std::string>&
     return "cd " + quote_word(dir) + " && " + join_command(argv);
 }
 
-/// One compile edge for an entry we do not split, with a depfile (the one the
-/// command writes, or one we ask it to write next to the output). A command
-/// that does not compile (no -c) gets no header deps.
+/// One compile edge for an entry we do not split, with a depfile: the one the
+/// command writes (left on disk for make when ninja can read it in place), or
+/// one we ask it to write next to the output. A command that does not compile
+/// (no -c) gets no header deps.
 ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     std::vector<std::string> argv = e.argv;
     std::string depfile = find_depfile(argv, find_output_arg(argv));
@@ -96,11 +105,13 @@ ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
                       {"description", "RUN " + b.outputs[0], true}};
         return b;
     }
+    b.rule = kCompileRule;
     if (depfile.empty()) {
         depfile = e.output + ".d";
         argv = with_depfile(std::move(argv), depfile);
+    } else if (depfile_names(argv, find_output_arg(argv), b.outputs[0])) {
+        b.rule = kKeepRule;
     }
-    b.rule = kCompileRule;
     b.bindings = {{"command", in_directory(e.directory, argv), true},
                   {"depfile", spell_from(ninja_dir, absolute_in(e.directory, depfile)), true},
                   {"description", "CC " + b.outputs[0], true}};
@@ -140,7 +151,8 @@ std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions&
         auto& cache = *static_cast<compile::ProbeCache*>(probes);
         if (auto plan = plan_entry(e, cache, options, g.notes)) {
             ++g.split;
-            return split_edges(*plan, ninja_dir, SplitRules{kDeviceRule, kRunRule, kCompileRule});
+            return split_edges(*plan, ninja_dir,
+                               SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule});
         }
     }
 #endif

@@ -1,5 +1,6 @@
 #include "gen/split_edges.h"
 
+#include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
 
@@ -43,6 +44,9 @@ split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRu
         ninja::BuildStatement b;
         b.outputs = spelled(step.outputs, dir, ninja_dir);
         b.rule = rule_for(step.kind, rules);
+        if (step.kind == split::StepKind::Host && plan.analysis.writes_depfile &&
+            depfile_names(step.argv, find_output_arg(step.argv), b.outputs.at(0)))
+            b.rule = rules.keep;
         b.inputs = spelled(step.inputs, dir, ninja_dir);
         b.bindings = {{"command", step.shell(), true}};
         if (!step.depfile.empty())

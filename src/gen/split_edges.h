@@ -15,11 +15,13 @@ struct SplitRules {
     std::string device; ///< deps = gcc, in the device pool when there is one
     std::string bundle; ///< no header deps
     std::string host;   ///< deps = gcc
+    std::string keep;   ///< depfile read in place (host steps whose depfile make also reads)
 };
 
 /// The statements for a plan whose decision is Split. Paths are resolved
 /// against the compile's directory and spelled from `ninja_dir`. A host step
-/// without a depfile is made to write "<object>.d".
+/// without a depfile is made to write "<object>.d"; one whose depfile the
+/// original build wrote keeps it on disk when ninja can read it in place.
 std::vector<ninja::BuildStatement>
 split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRules& rules);
 

@@ -43,6 +43,14 @@ TEST_CASE("gen depfile: the depfile a command writes") {
     CHECK(find_depfile({"cc", "-MF", "a.d", "-c", "a.c", "-o", "a.o"}, "a.o") == "");
 }
 
+TEST_CASE("gen depfile: the target a depfile names first") {
+    CHECK(depfile_target({"cc", "-MD", "-c", "a.c", "-o", "o/a.o"}, "o/a.o") == "o/a.o");
+    CHECK(depfile_target({"cc", "-MD", "-MT", "t1", "-MT", "t2", "-c", "a.c"}, "a.o") == "t1");
+    CHECK(depfile_target({"cc", "-MD", "-MQx.o", "-c", "a.c"}, "a.o") == "x.o");
+    CHECK(depfile_names({"cc", "-MD", "-c", "a.c", "-o", "./o/a.o"}, "./o/a.o", "o/a.o"));
+    CHECK_FALSE(depfile_names({"cc", "-MD", "-c", "a.c", "-o", "a.o"}, "a.o", "sub/a.o"));
+}
+
 TEST_CASE("gen depfile: compiles are recognised by -c, and get -MD -MF appended") {
     CHECK(is_compile({"cc", "-c", "a.c"}));
     CHECK_FALSE(is_compile({"cc", "a.o", "-o", "app"}));
@@ -86,11 +94,27 @@ TEST_CASE("gen generate: a plain compile keeps its depfile and runs in its direc
     CHECK(g->split == 0);
     CHECK(g->edges == 1);
     CHECK(g->text.find("builddir = .phc-ninja\n") != std::string::npos);
-    CHECK(g->text.find("build obj/m.o: phc_compile m.cpp\n"
+    CHECK(g->text.find("build obj/m.o: phc_compile_keep m.cpp\n"
                        "  command = cd /w && g++ -O2 -MD -MP -c m.cpp -o obj/m.o\n"
                        "  depfile = obj/m.d\n"
                        "  description = CC obj/m.o\n") != std::string::npos);
     CHECK(g->text.find("pool ") == std::string::npos);
+}
+
+TEST_CASE("gen generate: a depfile naming the object otherwise goes through the deps log") {
+    Database db;
+    db.entries.push_back(entry(0, "/w/sub", {"g++", "-MD", "-c", "m.cpp", "-o", "m.o"},
+                               "/w/sub/m.cpp", "/w/sub/m.o"));
+    auto g = generate(db, options_in("/w"));
+    REQUIRE(g.ok());
+    CHECK(g->text.find("build sub/m.o: phc_compile sub/m.cpp\n"
+                       "  command = cd /w/sub && g++ -MD -c m.cpp -o m.o\n"
+                       "  depfile = sub/m.d\n") != std::string::npos);
+    CHECK(g->text.find("rule phc_compile\n  command = $command\n  description = $description\n"
+                       "  deps = gcc\n  depfile = $depfile\n") != std::string::npos);
+    CHECK(g->text.find("rule phc_compile_keep\n  command = $command\n"
+                       "  description = $description\n  depfile = $depfile\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("gen generate: a compile without a depfile is given one next to its output") {
