@@ -57,6 +57,18 @@ build j1
 check_identical j1
 [ -z "$(ls tmp | grep '^phc-launch-' || true)" ] || fail "private folders left in TMPDIR"
 
+echo "-- make -j3 of one object: a token from make's pipe runs the 2nd architecture at once"
+rm -rf one && cp -r "$PHC_SRC/samples/make-hip" one
+PHC_NINJA_TRACE=$W/one.trace make -C one -j3 obj/saxpy.o LAUNCHER="$L" ARCHS="$ARCHS" >one.log 2>&1 \
+  || { cat one.log; fail "make -j3 obj/saxpy.o failed"; }
+python3 - "$W/one.trace" <<'PY' || fail "the device compiles did not overlap under make -j3"
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if not l.startswith("#")]
+dev = sorted((int(r[0]), int(r[1])) for r in rows if "::gfx" in r[3])
+assert len(dev) == 2, dev
+sys.exit(0 if dev[1][0] < dev[0][1] else 1)
+PY
+
 one_compile() { # MAKEFLAGS value; compiles saxpy in a copy, expects one warning
   rm -rf one && cp -r "$PHC_SRC/samples/make-hip" one && mkdir -p one/obj
   # shellcheck disable=SC2046
