@@ -59,6 +59,22 @@ if overlap(spans(sys.argv[1])): sys.exit("-j1 ran device compiles at once")
 if not overlap(spans(sys.argv[2])): sys.exit("-j3 ran no device compiles at once")
 PY
 
+echo "-- pipe jobservers (blocking and non-blocking read end) and CARGO_MAKEFLAGS"
+for mode in "--pipe" "--pipe --nonblock" "--var CARGO_MAKEFLAGS" "--pipe --nonblock --var CARGO_MAKEFLAGS"; do
+  rm -f tp.log kp.o
+  # shellcheck disable=SC2086
+  PHC_NINJA_TRACE=$W/tp.log $POOL -j3 $mode -- "$L" clang++-15 "${FLAGS[@]}" -c k.hip -o kp.o \
+    2>pool.err || { cat pool.err; fail "compile under pool $mode failed"; }
+  grep -q "all 2 tokens back" pool.err || { cat pool.err; fail "tokens lost under pool $mode"; }
+  ! grep -q "phc-launch: warning" pool.err || { cat pool.err; fail "warning under pool $mode"; }
+  python3 - "$W/tp.log" <<'PY' || fail "no device compiles ran at once under pool $mode"
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if not l.startswith("#")]
+s = sorted((int(r[0]), int(r[1])) for r in rows if "::gfx" in r[3])
+sys.exit(0 if any(b[0] < a[1] for a, b in zip(s, s[1:])) else 1)
+PY
+done
+
 echo "-- an error in gfx90a only: named, status kept, no object, tokens back"
 set +e
 $POOL -j3 -- "$L" clang++-15 "${FLAGS[@]}" -DPHC_FAIL_90A -c k.hip -o bad.o >bad.out 2>bad.err
