@@ -24,7 +24,9 @@ namespace {
 /// Appends one trace line per finished job; warns once if the log cannot be written.
 class Tracer {
 public:
+    /// `path` empty: tracing is off.
     explicit Tracer(const std::string& path) : path_(path) {}
+    /// Logs `r` under `name` if it ran.
     void record(const JobResult& r, const std::string& name) {
         if (path_.empty() || r.state == JobResult::State::NotRun || warned_) return;
         if (auto st = append_trace(path_, trace_line(r.start_ms, r.end_ms, name)); !st) {

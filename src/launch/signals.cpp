@@ -11,10 +11,13 @@ namespace phc::launch {
 
 namespace {
 
+/// The self-pipe's write end, for the handler.
 volatile sig_atomic_t g_write_fd = -1;
+/// Signals we catch, and their previous dispositions (restored on destruction).
 constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE};
 struct sigaction g_old[sizeof kCaught / sizeof kCaught[0]];
 
+/// Async-signal-safe: writes the signal's number to the pipe (SIGPIPE is dropped).
 extern "C" void on_signal(int sig) {
     int saved = errno;
     if (sig != SIGPIPE && g_write_fd >= 0) {

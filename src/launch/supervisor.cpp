@@ -146,11 +146,13 @@ void read_some(Fd& fd, std::string& sink) {
 /// The loop's state; one instance per run_jobs() call.
 class Loop {
 public:
+    /// Borrows everything for the duration of one run_jobs() call.
     Loop(const std::vector<Job>& jobs, Jobserver& js, SignalPipe& sp, const RunOptions& o)
         : jobs_(jobs), js_(js), sp_(sp), opt_(o) {
         report_.jobs.resize(jobs.size());
     }
 
+    /// Runs until no job is running and none can start.
     RunReport run() {
         while (true) {
             start_waiting_jobs();
@@ -163,8 +165,10 @@ public:
     }
 
 private:
+    /// True when jobs wait to start and nothing stops us from starting them.
     bool has_waiting() const { return !stopping_ && next_ < jobs_.size(); }
 
+    /// Fills the implicit slot, then every token free right now.
     void start_waiting_jobs() {
         if (has_waiting() && !implicit_busy_) {
             implicit_busy_ = true;
@@ -177,6 +181,7 @@ private:
         }
     }
 
+    /// Starts the next job in `token`'s slot (none: the implicit slot).
     void start(std::optional<Token> token) {
         size_t i = next_++;
         JobResult& r = report_.jobs[i];
@@ -196,6 +201,7 @@ private:
         running_.push_back(std::move(run));
     }
 
+    /// One poll(): signals, a free token, child output; then reaps children.
     void wait_for_events() {
         std::vector<pollfd> fds;
         fds.push_back({sp_.fd(), POLLIN, 0});
@@ -222,6 +228,7 @@ private:
         reap();
     }
 
+    /// Collects exited children (WNOHANG) and drains what they wrote.
     void reap() {
         for (auto& r : running_) {
             if (r.reaped) continue;
@@ -241,6 +248,7 @@ private:
         }
     }
 
+    /// Records reaped jobs and passes their slots on to waiting jobs.
     void collect_finished() {
         for (size_t k = 0; k < running_.size();) {
             Running& r = running_[k];
@@ -274,11 +282,13 @@ private:
         }
     }
 
+    /// Notes the first failure and stops the other jobs.
     void fail(size_t index) {
         if (report_.first_failure < 0) report_.first_failure = static_cast<int>(index);
         begin_stop(SIGTERM);
     }
 
+    /// A forwarded signal arrived: pass it to every running job's group.
     void interrupt(int sig) {
         if (report_.signal == 0) report_.signal = sig;
         if (!stopping_) {
@@ -289,6 +299,7 @@ private:
         }
     }
 
+    /// Starts no more jobs; sends `sig` to running ones; arms the SIGKILL deadline.
     void begin_stop(int sig) {
         stopping_ = true;
         deadline_ = Clock::now() + std::chrono::milliseconds(opt_.grace_ms);
@@ -296,6 +307,7 @@ private:
             if (!r.reaped) ::kill(-r.pid, sig);
     }
 
+    /// Sends `sig` to every running job's process group (the grace period is over).
     void kill_all(int sig) {
         killed_ = true;
         for (auto& r : running_)
