@@ -19,9 +19,15 @@ Manifest& Manifest::operator=(Manifest&&) noexcept = default;
 Manifest::~Manifest() = default;
 
 const EvalString* Rule::binding(std::string_view key) const {
-    for (const auto& [k, v] : bindings)
-        if (k == key) return &v;
+    for (const RuleBinding& b : bindings)
+        if (b.name == key) return &b.value;
     return nullptr;
+}
+
+std::optional<std::string_view> Rule::source(std::string_view key) const {
+    for (const RuleBinding& b : bindings)
+        if (b.name == key) return b.source;
+    return std::nullopt;
 }
 
 const Rule* Manifest::find_rule(std::string_view name, uint32_t scope) const {

@@ -67,15 +67,24 @@ struct File {
     std::vector<Statement> statements;
 };
 
+/// One binding of a rule, unevaluated.
+struct RuleBinding {
+    std::string_view name;
+    EvalString value;        ///< parsed, for evaluation
+    std::string_view source; ///< the text after '=' (without the newline), for copying
+};
+
 /// A rule and its reserved bindings, unevaluated.
 struct Rule {
     std::string_view name;
     uint32_t scope = 0;                ///< the scope it was declared in
     std::optional<StatementRef> where; ///< none for the built-in `phony`
-    std::vector<std::pair<std::string_view, EvalString>> bindings;
+    std::vector<RuleBinding> bindings;
 
     /// The binding named `key`, or nullptr.
     const EvalString* binding(std::string_view key) const;
+    /// The source text of binding `key` (ninja text), or nullopt.
+    std::optional<std::string_view> source(std::string_view key) const;
     /// True for ninja's built-in `phony` rule.
     bool is_phony() const { return !where && name == "phony"; }
 };

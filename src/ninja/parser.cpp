@@ -242,12 +242,13 @@ Status Parser::FileParse::parse_rule() {
         if (!is_reserved_rule_binding(key))
             return lex_.error(fmt::format("unexpected variable '{}'", key));
         bool replaced = false;
-        for (auto& [k, v] : rule.bindings)
-            if (k == key) {
-                v = std::move(value);
+        for (RuleBinding& b : rule.bindings)
+            if (b.name == key) {
+                b.value = std::move(value);
+                b.source = source;
                 replaced = true;
             }
-        if (!replaced) rule.bindings.emplace_back(key, std::move(value));
+        if (!replaced) rule.bindings.push_back(RuleBinding{key, std::move(value), source});
     }
     auto empty = [&](std::string_view k) {
         const EvalString* b = rule.binding(k);

@@ -28,6 +28,26 @@ std::string escape_value(std::string_view value) {
     return out;
 }
 
+std::string to_ninja_text(const EvalString& s) {
+    std::string out;
+    bool leading = true; // the lexer drops blanks before a value's first character
+    for (const EvalPart& p : s.parts) {
+        if (p.variable) {
+            out += "${";
+            out += p.text;
+            out += '}';
+            leading = false;
+            continue;
+        }
+        for (char c : p.text) {
+            if (c != ' ') leading = false;
+            if (c == '$' || (c == ' ' && leading)) out += '$';
+            out += c;
+        }
+    }
+    return out;
+}
+
 std::string path_error(std::string_view path) {
     if (path.empty()) return "empty path";
     for (char c : path) {

@@ -2,6 +2,7 @@
 // loaded (possibly edited) manifest file back.
 #pragma once
 
+#include "ninja/eval_string.h"
 #include "ninja/statements.h"
 #include "util/error.h"
 
@@ -19,6 +20,10 @@ std::string escape_path(std::string_view path);
 /// leading spaces -> "$ " (ninja drops unescaped leading blanks). '\n', '\r' and
 /// '\0' cannot be expressed in a value: check with value_error() first.
 std::string escape_value(std::string_view value);
+
+/// Value text (for a binding, not a path) that parses back to `s`: literal
+/// parts escaped as escape_value() does, variables written as ${name}.
+std::string to_ninja_text(const EvalString& s);
 
 /// Why `path` cannot be written as a literal path, or empty when it can.
 std::string path_error(std::string_view path);

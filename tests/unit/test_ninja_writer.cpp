@@ -105,11 +105,9 @@ TEST_CASE("ninja writer: parse -> write -> parse keeps the graph and the command
     for (const Rule& r : m.rules()) {
         if (r.is_phony()) continue;
         RuleStatement rs{std::string(r.name), {}};
-        for (const auto& [k, v] : r.bindings) {
-            std::string raw;
-            for (const auto& p : v.parts)
-                raw += p.variable ? "${" + std::string(p.text) + "}" : escape_value(p.text);
-            rs.bindings.push_back({std::string(k), raw});
+        for (const RuleBinding& b : r.bindings) {
+            rs.bindings.push_back({std::string(b.name), to_ninja_text(b.value)});
+            CHECK(r.source(b.name) == b.source);
         }
         all.push_back(rs);
     }
@@ -171,4 +169,18 @@ TEST_CASE("ninja writer: edits in an included file, seen through reparse") {
     REQUIRE(n->edge_count() == 3);
     CHECK(eval(*n, "app", "command") == "ld a.o a2.o -o app");
     CHECK(n->edge(1).binding("FLAGS")->value == "-O2 $x");
+}
+
+TEST_CASE("ninja writer: to_ninja_text parses back to the same string") {
+    auto m = parse_ok("rule r\n  command = $ $ lead a$$b ${x}y$z.w c$:d  $\n  e\n");
+    const Rule* r = m.find_rule("r");
+    REQUIRE(r);
+    CHECK(*r->source("command") == "$ $ lead a$$b ${x}y$z.w c$:d  $\n  e");
+    std::string text = to_ninja_text(*r->binding("command"));
+    CHECK(text == "$ $ lead a$$b ${x}y${z}.w c:d  e");
+    auto n = parse_ok("rule r\n  command = " + text + "\nbuild o: r\n  x = X\n  z = Z\n");
+    auto o = parse_ok("rule r\n  command = " + std::string(*r->source("command")) +
+                      "\nbuild o: r\n  x = X\n  z = Z\n");
+    CHECK(eval(n, "o", "command") == "  lead a$b XyZ.w c:d  e");
+    CHECK(eval(n, "o", "command") == eval(o, "o", "command"));
 }
