@@ -1,0 +1,294 @@
+#include "compile/analysis.h"
+
+#include "compile/probe.h"
+
+#include <algorithm>
+
+namespace phc::compile {
+
+std::string_view reason_code(Reason r) {
+    switch (r) {
+    case Reason::Split:
+        return "split";
+    case Reason::NotSimple:
+        return "not-simple";
+    case Reason::UnknownCompiler:
+        return "unknown-compiler";
+    case Reason::NoCompile:
+        return "no-compile";
+    case Reason::PreprocessOnly:
+        return "preprocess-only";
+    case Reason::SyntaxOnly:
+        return "syntax-only";
+    case Reason::DepsOnly:
+        return "deps-only";
+    case Reason::AssemblyOnly:
+        return "assembly-only";
+    case Reason::EmitLlvm:
+        return "emit-llvm";
+    case Reason::NoSource:
+        return "no-source";
+    case Reason::SeveralSources:
+        return "several-sources";
+    case Reason::NotHip:
+        return "not-hip";
+    case Reason::ResponseFile:
+        return "response-file";
+    case Reason::SaveTemps:
+        return "save-temps";
+    case Reason::TimeTrace:
+        return "time-trace";
+    case Reason::SideOutput:
+        return "side-output";
+    case Reason::DeviceOnly:
+        return "device-only";
+    case Reason::HostOnly:
+        return "host-only";
+    case Reason::Rdc:
+        return "rdc";
+    case Reason::NewDriver:
+        return "new-driver";
+    case Reason::NoArch:
+        return "no-arch";
+    case Reason::NativeArch:
+        return "native-arch";
+    case Reason::SingleArch:
+        return "single-arch";
+    case Reason::ArchMismatch:
+        return "arch-mismatch";
+    }
+    return "unknown";
+}
+
+std::string join_path(const std::string& dir, const std::string& path) {
+    if (dir.empty() || dir == "." || (!path.empty() && path[0] == '/')) return path;
+    if (path.empty() || path == ".") return dir;
+    return dir.back() == '/' ? dir + path : dir + "/" + path;
+}
+
+std::string Analysis::work_dir() const {
+    return join_path(base_dir, command.cwd);
+}
+
+namespace {
+
+/// Facts gathered in one pass over the expanded arguments.
+struct Facts {
+    bool compile = false, preprocess = false, syntax = false, deps_only = false;
+    bool assembly = false, emit_llvm = false, save_temps = false, time_trace = false;
+    bool side_output = false, rdc = false, new_driver = false, via_llvm = false;
+    bool from_rsp = false; ///< a split-relevant option came from a response file
+    enum class Mode { Both, Device, Host } mode = Mode::Both;
+    std::string fuse_cuid;
+    std::vector<std::pair<std::string, std::string>> inputs; ///< path, language ("" = by name)
+    std::vector<std::string> archs;
+    bool native = false;
+};
+
+std::vector<std::string> split_commas(const std::string& v) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (true) {
+        size_t comma = v.find(',', start);
+        out.push_back(v.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+void add_archs(Facts& f, const std::string& value, bool remove) {
+    for (const std::string& arch : split_commas(value)) {
+        if (remove) {
+            if (arch == "all") f.archs.clear();
+            std::erase(f.archs, arch);
+        } else if (arch == "native") {
+            f.native = true;
+        } else if (!arch.empty() &&
+                   std::find(f.archs.begin(), f.archs.end(), arch) == f.archs.end()) {
+            f.archs.push_back(arch);
+        }
+    }
+}
+
+void note_option(Facts& f, const ParsedArg& a, std::string& lang) {
+    std::string_view n = a.option->name;
+    if (n == "-c")
+        f.compile = true;
+    else if (n == "-E")
+        f.preprocess = true;
+    else if (n == "-fsyntax-only")
+        f.syntax = true;
+    else if (n == "-M" || n == "-MM")
+        f.deps_only = true;
+    else if (n == "-S")
+        f.assembly = true;
+    else if (n == "-emit-llvm")
+        f.emit_llvm = true;
+    else if (n == "-save-temps" || n == "-save-temps=")
+        f.save_temps = true;
+    else if (n == "-ftime-trace" || n == "-ftime-trace=")
+        f.time_trace = true;
+    else if (n == "-MJ")
+        f.side_output = true;
+    else if (n == "-o" && a.value == "-")
+        f.side_output = true;
+    else if (n == "-fgpu-rdc")
+        f.rdc = true;
+    else if (n == "-fno-gpu-rdc")
+        f.rdc = false;
+    else if (n == "--offload-new-driver")
+        f.new_driver = true;
+    else if (n == "--no-offload-new-driver")
+        f.new_driver = false;
+    else if (n == "-foffload-via-llvm")
+        f.via_llvm = true;
+    else if (n == "--offload-device-only" || n == "--cuda-device-only")
+        f.mode = Facts::Mode::Device;
+    else if (n == "--offload-host-only" || n == "--cuda-host-only")
+        f.mode = Facts::Mode::Host;
+    else if (n == "--offload-host-device")
+        f.mode = Facts::Mode::Both;
+    else if (n == "-fuse-cuid=")
+        f.fuse_cuid = a.value;
+    else if (n == "-x")
+        lang = a.value == "none" ? "" : a.value;
+    else if (n == "--offload-arch=" || n == "--cuda-gpu-arch=")
+        add_archs(f, a.value, false);
+    else if (n == "--no-offload-arch=" || n == "--no-cuda-gpu-arch=")
+        add_archs(f, a.value, true);
+}
+
+Facts gather(const std::vector<std::string>& argv, const std::vector<bool>& from_rsp) {
+    Facts f;
+    std::string lang;
+    for (const ParsedArg& a : parse_args(argv)) {
+        if (a.input) {
+            f.inputs.emplace_back(a.value, lang);
+        } else if (a.option) {
+            if ((a.option->flags & kAffectsSplit) && from_rsp[a.index]) f.from_rsp = true;
+            note_option(f, a, lang);
+        }
+    }
+    return f;
+}
+
+/// The language the driver gives `path`: "hip", "maybe-hip" (hipcc decides), or other.
+std::string language_of(const std::string& path, const std::string& lang, CompilerKind cc) {
+    if (!lang.empty()) return lang;
+    std::string ext = path.substr(std::min(path.size(), path.rfind('.') + 1));
+    if (ext == "hip") return "hip";
+    if (cc == CompilerKind::Hipcc) return "maybe-hip";
+    return ext.empty() ? "none" : ext;
+}
+
+/// The object clang writes for `-c src` without -o: the base name with a .o suffix.
+std::string default_output(const std::string& source) {
+    std::string base(base_name(source));
+    size_t dot = base.rfind('.');
+    return (dot == std::string::npos || dot == 0 ? base : base.substr(0, dot)) + ".o";
+}
+
+Decision leave(Reason r, std::string text) {
+    return Decision{r, std::move(text)};
+}
+
+/// The first reason, in the driver's own order of precedence, to leave it alone.
+Decision decide(const Facts& f, const Analysis& a) {
+    using R = Reason;
+    if (a.command.compiler == CompilerKind::Unknown)
+        return leave(R::UnknownCompiler, "'" + a.command.argv[0] + "' is not clang or hipcc");
+    if (f.preprocess) return leave(R::PreprocessOnly, "-E only preprocesses");
+    if (f.syntax) return leave(R::SyntaxOnly, "-fsyntax-only writes no object");
+    if (f.deps_only) return leave(R::DepsOnly, "-M/-MM only write dependencies");
+    if (f.assembly) return leave(R::AssemblyOnly, "-S writes assembly, not an object");
+    if (f.emit_llvm) return leave(R::EmitLlvm, "-emit-llvm writes LLVM IR, not an object");
+    if (!f.compile) return leave(R::NoCompile, "no -c: not an object compile");
+    if (f.inputs.empty()) return leave(R::NoSource, "no source file");
+    if (f.inputs.size() > 1) return leave(R::SeveralSources, "more than one input file");
+    std::string lang = language_of(f.inputs[0].first, f.inputs[0].second, a.command.compiler);
+    if (lang != "hip" && lang != "maybe-hip")
+        return leave(R::NotHip, "'" + f.inputs[0].first + "' is compiled as " + lang + ", not HIP");
+    if (f.from_rsp)
+        return leave(R::ResponseFile, "an option the split edits is inside a response file");
+    if (f.save_temps) return leave(R::SaveTemps, "-save-temps keeps the driver's temporaries");
+    if (f.time_trace) return leave(R::TimeTrace, "-ftime-trace writes one trace per job");
+    if (f.side_output) return leave(R::SideOutput, "-MJ or -o - cannot be split");
+    if (f.mode == Facts::Mode::Device) return leave(R::DeviceOnly, "already a device-only compile");
+    if (f.mode == Facts::Mode::Host) return leave(R::HostOnly, "already a host-only compile");
+    if (f.rdc) return leave(R::Rdc, "-fgpu-rdc bundles the host object too");
+    if (f.new_driver || f.via_llvm)
+        return leave(R::NewDriver, "the new offload driver is selected");
+    if (f.native) return leave(R::NativeArch, "--offload-arch=native depends on the GPU present");
+    if (f.archs.empty())
+        return leave(R::NoArch, "no --offload-arch: the driver picks the architecture");
+    if (f.archs.size() < 2)
+        return leave(R::SingleArch, "one architecture (" + f.archs[0] + "): nothing to split");
+    return Decision{R::Split, std::to_string(f.archs.size()) + " architectures"};
+}
+
+void fill_from_original(Analysis& a) {
+    a.args = parse_args(a.command.argv);
+    for (const ParsedArg& p : a.args) {
+        if (!p.option) continue;
+        if (p.is("-o")) {
+            a.output = p.value;
+            a.explicit_output = true;
+        } else if (p.is("-MD") || p.is("-MMD")) {
+            a.writes_depfile = true;
+        } else if (p.is("-cuid=")) {
+            a.cuid = p.value;
+        }
+    }
+    if (!a.explicit_output && !a.source.empty()) a.output = default_output(a.source);
+}
+
+} // namespace
+
+Analysis analyze(CompileCommand command, const AnalyzeInput& in) {
+    Analysis a;
+    a.command = std::move(command);
+    a.base_dir = in.base_dir;
+    Expanded ex = expand_rsp(a.command.argv, {a.work_dir(), in.rspfile, in.rspfile_content});
+    a.expanded = ex.argv;
+    if (!ex.error.empty()) {
+        a.decision = leave(Reason::ResponseFile, "cannot read a response file: " + ex.error);
+        return a;
+    }
+    Facts f = gather(ex.argv, ex.from_rsp);
+    a.archs = f.archs;
+    a.cuid_none = f.fuse_cuid == "none";
+    if (f.inputs.size() == 1) a.source = f.inputs[0].first;
+    fill_from_original(a);
+    a.decision = decide(f, a);
+    return a;
+}
+
+Analysis analyze_string(std::string_view command, const AnalyzeInput& in) {
+    Recognised r = recognise(command);
+    if (!r.command) {
+        Analysis a;
+        a.base_dir = in.base_dir;
+        a.decision = leave(Reason::NotSimple, r.reason);
+        return a;
+    }
+    return analyze(std::move(*r.command), in);
+}
+
+void apply_probe(Analysis& a, const ProbeResult& p) {
+    if (!a.decision.split()) return;
+    if (p.driver == DriverKind::New) {
+        a.decision = leave(Reason::NewDriver, "the driver uses the new offload driver by default");
+    } else if (p.driver == DriverKind::None) {
+        a.decision = leave(Reason::NotHip, "the driver plans no HIP device compiles");
+    } else if (p.rdc) {
+        a.decision = leave(Reason::Rdc, "the driver bundles the host object (RDC mode)");
+    } else if (p.archs.size() != a.archs.size()) {
+        a.decision =
+            leave(Reason::ArchMismatch, "the driver bundles " + std::to_string(p.archs.size()) +
+                                            " architectures, the command names " +
+                                            std::to_string(a.archs.size()));
+    }
+}
+
+} // namespace phc::compile

@@ -1,0 +1,95 @@
+// HIP job analysis: is this compile a multi-architecture HIP object compile
+// that phc-ninja may split, and if not, why not. The command line decides what
+// it can; the driver probe (probe.h) confirms the rest.
+#pragma once
+
+#include "compile/command.h"
+#include "compile/options.h"
+#include "compile/rspfile.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace phc::compile {
+
+struct ProbeResult;
+
+/// Why a compile is split or left alone. Codes (reason_code) are stable for scripts.
+enum class Reason {
+    Split,           ///< split: a multi-arch, old-driver, non-RDC HIP object compile
+    NotSimple,       ///< shell structure we do not model
+    UnknownCompiler, ///< argv[0] is not clang or hipcc
+    NoCompile,       ///< no -c: a link or a full build
+    PreprocessOnly,  ///< -E
+    SyntaxOnly,      ///< -fsyntax-only
+    DepsOnly,        ///< -M or -MM
+    AssemblyOnly,    ///< -S
+    EmitLlvm,        ///< -emit-llvm
+    NoSource,        ///< no input file
+    SeveralSources,  ///< more than one input file
+    NotHip,          ///< the source is not compiled as HIP
+    ResponseFile,    ///< an option the plan edits is inside a response file
+    SaveTemps,       ///< -save-temps: the driver's temporaries are outputs
+    TimeTrace,       ///< -ftime-trace: per-job trace files
+    SideOutput,      ///< -MJ or -o - : outputs the steps cannot reproduce
+    DeviceOnly,      ///< already --offload-device-only
+    HostOnly,        ///< already --offload-host-only
+    Rdc,             ///< -fgpu-rdc
+    NewDriver,       ///< the new offload driver is in effect
+    NoArch,          ///< no --offload-arch: the driver picks (hipcc asks the GPU)
+    NativeArch,      ///< --offload-arch=native
+    SingleArch,      ///< fewer than two distinct architectures
+    ArchMismatch,    ///< the driver's architectures differ from the command line's
+};
+
+/// The stable machine-readable code of a reason, e.g. "single-arch".
+std::string_view reason_code(Reason r);
+
+/// The outcome: split or left alone, with a one-line human explanation.
+struct Decision {
+    Reason reason = Reason::Split;
+    std::string text;
+
+    bool split() const { return reason == Reason::Split; }
+};
+
+/// Where a command runs and what its response files hold.
+struct AnalyzeInput {
+    std::string base_dir;        ///< directory the command string runs in ("" = current)
+    std::string rspfile;         ///< ninja rspfile name, if the rule has one
+    std::string rspfile_content; ///< ninja rspfile_content
+};
+
+/// What the command line says about one compile.
+struct Analysis {
+    CompileCommand command;
+    std::string base_dir;              ///< as given in AnalyzeInput
+    std::vector<std::string> expanded; ///< command.argv with response files expanded
+    std::vector<ParsedArg> args;       ///< command.argv classified (the plan edits these)
+    std::string source;                ///< the one input, as written
+    std::string output;                ///< -o value, or the driver's default name
+    bool explicit_output = false;      ///< output came from -o
+    std::vector<std::string> archs;    ///< distinct architectures, in command order
+    bool writes_depfile = false;       ///< -MD or -MMD
+    std::string cuid;                  ///< value of an explicit -cuid=
+    bool cuid_none = false;            ///< -fuse-cuid=none without -cuid=
+    Decision decision;
+
+    /// The directory the compiler runs in: base_dir, then the command's `cd`.
+    std::string work_dir() const;
+};
+
+/// Analyses a recognised command from its command line alone.
+Analysis analyze(CompileCommand command, const AnalyzeInput& in);
+
+/// Analyses a command string; an unrecognised one gets Reason::NotSimple or UnknownCompiler.
+Analysis analyze_string(std::string_view command, const AnalyzeInput& in);
+
+/// Confirms or overturns a Split decision with the driver's own job list.
+void apply_probe(Analysis& a, const ProbeResult& probe);
+
+/// Joins a relative `path` onto `dir` ("" and absolute paths stay as they are).
+std::string join_path(const std::string& dir, const std::string& path);
+
+} // namespace phc::compile

@@ -1,0 +1,263 @@
+#include "compile/probe.h"
+
+#include "compile/analysis.h"
+#include "compile/command.h"
+#include "compile/options.h"
+#include "compile/shell.h"
+#include "util/hash.h"
+#include "util/subprocess.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <sys/stat.h>
+
+namespace phc::compile {
+
+std::vector<std::string> ProbeResult::bundler_argv(const std::vector<std::string>& inputs,
+                                                   const std::string& output) const {
+    std::vector<std::string> out{bundler};
+    for (const std::string& a : bundler_args) {
+        std::string s = a;
+        if (size_t at = s.find(kInputToken); at != std::string::npos) {
+            size_t k = std::strtoul(s.c_str() + at + kInputToken.size(), nullptr, 10);
+            s = s.substr(0, at) + (k < inputs.size() ? inputs[k] : std::string());
+        } else if (size_t o = s.find(kOutputToken); o != std::string::npos) {
+            s = s.substr(0, o) + output + s.substr(o + kOutputToken.size());
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+namespace {
+
+/// Words of one `-###` job line: double-quoted, with \" \\ \$ escapes.
+std::vector<std::string> job_words(std::string_view line) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < line.size()) {
+        if (line[i] != '"') {
+            ++i;
+            continue;
+        }
+        std::string w;
+        for (++i; i < line.size() && line[i] != '"'; ++i) {
+            if (line[i] == '\\' && i + 1 < line.size()) ++i;
+            w += line[i];
+        }
+        ++i;
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+bool has_prefix(std::string_view s, std::string_view p) {
+    return s.substr(0, p.size()) == p;
+}
+
+/// The architecture (target ID) of a bundle entry such as
+/// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" or "hip-amdgcn-amd-amdhsa-gfx906".
+std::string entry_arch(std::string_view entry) {
+    if (size_t dd = entry.find("--"); dd != std::string_view::npos)
+        return std::string(entry.substr(dd + 2));
+    size_t pos = 0;
+    for (int dashes = 0; dashes < 4 && pos != std::string_view::npos; ++dashes)
+        pos = entry.find('-', pos + (dashes ? 1 : 0));
+    return pos == std::string_view::npos ? std::string() : std::string(entry.substr(pos + 1));
+}
+
+std::vector<std::string> split_list(std::string_view v) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= v.size()) {
+        size_t comma = v.find(',', start);
+        if (comma == std::string_view::npos) comma = v.size();
+        out.emplace_back(v.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
+}
+
+/// Reads the bundler job into `r`: targets, inputs turned into placeholders.
+Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
+    r.bundler = job[0];
+    std::vector<std::string> targets;
+    for (size_t i = 1; i < job.size(); ++i)
+        if (has_prefix(job[i], "-targets=")) targets = split_list(job[i].substr(9));
+    size_t input_no = 0;
+    for (size_t i = 1; i < job.size(); ++i) {
+        std::string a = job[i];
+        if (has_prefix(a, "-input=")) {
+            if (input_no >= targets.size())
+                return make_error("error: the bundler job has more inputs than targets");
+            const std::string& t = targets[input_no++];
+            if (has_prefix(t, "host-")) {
+                if (a != "-input=/dev/null") r.rdc = true;
+            } else {
+                a = "-input=" + std::string(ProbeResult::kInputToken) +
+                    std::to_string(r.archs.size()) + "@";
+                r.archs.push_back(entry_arch(t));
+            }
+        } else if (has_prefix(a, "-output=")) {
+            a = "-output=" + std::string(ProbeResult::kOutputToken);
+        }
+        r.bundler_args.push_back(std::move(a));
+    }
+    if (input_no != targets.size() || targets.empty())
+        return make_error("error: the bundler job's -targets= and -input= do not match");
+    return Ok{};
+}
+
+} // namespace
+
+Result<ProbeResult> parse_jobs(std::string_view text) {
+    ProbeResult r;
+    bool any_job = false, gpubinary = false, bundler_seen = false;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) nl = text.size();
+        std::string_view line = text.substr(start, nl - start);
+        start = nl + 1;
+        if (!has_prefix(line, " \"")) continue;
+        std::vector<std::string> job = job_words(line);
+        if (job.empty()) continue;
+        any_job = true;
+        std::string_view prog = base_name(job[0]);
+        if (has_prefix(prog, "clang-offload-packager") || has_prefix(prog, "clang-linker-wrapper"))
+            r.driver = DriverKind::New;
+        for (size_t i = 1; i < job.size(); ++i) {
+            if (has_prefix(job[i], "-fembed-offload-object")) r.driver = DriverKind::New;
+            if (job[i] == "-fcuda-include-gpubinary") gpubinary = true;
+            if (job[i] == "-triple" && i + 1 < job.size() && has_prefix(job[i + 1], "amdgcn"))
+                ++r.device_compiles;
+        }
+        if (has_prefix(prog, "clang-offload-bundler") && !bundler_seen) {
+            bundler_seen = true;
+            if (auto s = read_bundler(job, r); !s) return s.error();
+        }
+    }
+    if (!any_job) return make_error("error: the driver printed no jobs for -###");
+    if (r.driver == DriverKind::New) return r;
+    if (!bundler_seen) return r; // DriverKind::None: no offloading at all
+    r.driver = DriverKind::Old;
+    if (!gpubinary) r.rdc = true;
+    if (r.bundler.empty() || r.bundler[0] != '/')
+        return make_error("error: the driver names its bundler '" + r.bundler +
+                          "' without a path: it could not run it either (is it installed?)");
+    return r;
+}
+
+std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv) {
+    std::vector<std::string> out;
+    for (const ParsedArg& a : parse_args(argv)) {
+        if (a.input || (a.option && (a.option->flags & kNotDriver))) continue;
+        const std::string& w = argv[a.index];
+        if (!a.option && (has_prefix(w, "-O") || has_prefix(w, "-g") || has_prefix(w, "-W") ||
+                          has_prefix(w, "-std=")))
+            continue;
+        for (size_t k = 0; k < a.count; ++k)
+            out.push_back(argv[a.index + k]);
+    }
+    return out;
+}
+
+namespace {
+
+/// The compiler's resolved path, for the key and for messages.
+Result<std::string> resolve_compiler(const ProbeRequest& req) {
+    if (req.argv.empty()) return make_error("error: empty compile command");
+    const std::string& cc = req.argv[0];
+    std::string found =
+        cc.find('/') == std::string::npos ? util::find_program(cc) : join_path(req.cwd, cc);
+    char buf[PATH_MAX];
+    if (found.empty() || !::realpath(found.c_str(), buf))
+        return make_error("error: compiler '" + cc + "' not found");
+    return std::string(buf);
+}
+
+} // namespace
+
+Result<std::string> probe_key(const ProbeRequest& req) {
+    auto path = resolve_compiler(req);
+    if (!path) return path.error();
+    struct stat st {};
+    if (::stat(path->c_str(), &st) != 0)
+        return make_error("error: cannot stat compiler '" + *path + "'");
+    util::Hasher h;
+    h.add("phc-probe-v1").add(*path).add(std::to_string(st.st_size));
+    h.add(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
+    h.add(req.argv[0]);
+    for (const std::string& e : req.env)
+        h.add("env").add(e);
+    for (const std::string& f : probe_key_flags(req.argv))
+        h.add(f);
+    return h.hex128();
+}
+
+namespace {
+
+/// Runs `req.argv extra... -###` and returns what it printed.
+Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv;
+    if (!req.env.empty()) {
+        argv.push_back("env");
+        argv.insert(argv.end(), req.env.begin(), req.env.end());
+    }
+    argv.insert(argv.end(), req.argv.begin(), req.argv.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back("-###");
+    std::string shown = join_command(argv);
+    auto done = util::run_capture(argv, req.cwd);
+    if (!done)
+        return make_error("error: cannot run the compiler probe `" + shown +
+                          "`: " + done.error().message);
+    if (done->exit_code != 0) {
+        std::string all = done->err + done->out;
+        size_t at = all.find("error:");
+        size_t from = at == std::string::npos ? 0 : all.rfind('\n', at);
+        from = from == std::string::npos || at == std::string::npos ? 0 : from + 1;
+        std::string first = all.substr(from, all.find('\n', from) - from);
+        return make_error("error: compiler probe `" + shown + "` failed (exit " +
+                          std::to_string(done->exit_code) + "): " + first);
+    }
+    return done->err + done->out;
+}
+
+/// True when a host (x86) cc1 job in `jobs` carries `flag`.
+bool host_job_has(std::string_view jobs, std::string_view flag) {
+    size_t start = 0;
+    while (start < jobs.size()) {
+        size_t nl = jobs.find('\n', start);
+        if (nl == std::string_view::npos) nl = jobs.size();
+        std::string_view line = jobs.substr(start, nl - start);
+        start = nl + 1;
+        std::vector<std::string> job = job_words(line);
+        bool host = false, has = false;
+        for (size_t i = 1; i < job.size(); ++i) {
+            host = host ||
+                   (job[i] == "-triple" && i + 1 < job.size() && !has_prefix(job[i + 1], "amdgcn"));
+            has = has || job[i] == flag;
+        }
+        if (has_prefix(line, " \"") && job.size() > 1 && job[1] == "-cc1" && host) return has;
+    }
+    return false;
+}
+
+} // namespace
+
+Result<ProbeResult> run_probe(const ProbeRequest& req) {
+    auto jobs = run_jobs(req, {});
+    if (!jobs) return jobs.error();
+    auto r = parse_jobs(*jobs);
+    if (!r) return make_error(r.error().message + " (probe `" + join_command(req.argv) + " -###`)");
+    if (r->driver == DriverKind::Old && !r->rdc) {
+        auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"});
+        if (!host) return host.error();
+        r->host_takes_cuid = host_job_has(*host, "-cuid=phcprobecuid");
+    }
+    return r;
+}
+
+} // namespace phc::compile

@@ -1,0 +1,92 @@
+// Asking the compiler, not guessing: run the compile with `-###`, read the jobs
+// the driver would run, and keep what the split must reproduce (the bundler's
+// path and arguments, the architectures in bundle order). Results are cached in
+// memory and on disk, keyed by the compiler binary and the flags that can change
+// the driver's decisions, so one probe serves every object of a build.
+#pragma once
+
+#include "util/error.h"
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace phc::compile {
+
+/// Which offload driver produced the jobs.
+enum class DriverKind {
+    None, ///< no offload jobs at all (not a HIP compile)
+    Old,  ///< device compiles + clang-offload-bundler + host with -fcuda-include-gpubinary
+    New,  ///< clang-offload-packager / -fembed-offload-object / clang-linker-wrapper
+};
+
+/// What the driver plans for one compile, independent of its source and output
+/// paths, so it can be re-applied to any compile with the same probe key.
+struct ProbeResult {
+    DriverKind driver = DriverKind::None;
+    bool rdc = false;                      ///< the host object goes into the bundle (-fgpu-rdc)
+    std::string bundler;                   ///< absolute path of clang-offload-bundler
+    std::vector<std::string> bundler_args; ///< its arguments; see kInputToken / kOutputToken
+    std::vector<std::string> archs;        ///< device architectures in bundle order
+    size_t device_compiles = 0;            ///< device cc1 jobs seen
+    /// A host-only compile passes -cuid= on to its cc1 job; when false (clang 15 and
+    /// 19 drop it) the host step needs `-Xclang -cuid=...` to match the driver's host job.
+    bool host_takes_cuid = false;
+
+    /// Placeholder in bundler_args: "-input=" + kInputToken + "<k>@" is archs[k]'s object.
+    static constexpr std::string_view kInputToken = "@PHC_INPUT_";
+    /// Placeholder in bundler_args for the bundle file.
+    static constexpr std::string_view kOutputToken = "@PHC_OUTPUT@";
+
+    /// The bundler argv for the given per-architecture objects and bundle path.
+    std::vector<std::string> bundler_argv(const std::vector<std::string>& inputs,
+                                          const std::string& output) const;
+};
+
+/// Parses the job lines that `clang -###` prints. An Error when they make no sense.
+Result<ProbeResult> parse_jobs(std::string_view text);
+
+/// One probe: the compiler argv (launcher stripped, response files expanded).
+struct ProbeRequest {
+    std::vector<std::string> env;  ///< NAME=value assignments to run it with
+    std::vector<std::string> argv; ///< the compile command
+    std::string cwd;               ///< where it runs ("" = current directory)
+};
+
+/// The probe key: compiler path, size and mtime, plus driver-relevant flags.
+/// An Error when the compiler cannot be found.
+Result<std::string> probe_key(const ProbeRequest& req);
+
+/// The flags of argv that go into the key (inputs, -o, -MD family, -D/-I and
+/// similar, -O/-g/-W/-std= are left out: they cannot change the job structure).
+std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv);
+
+/// Runs `argv -###` and parses it; for an old-driver compile also runs the
+/// host-only variant to see whether it passes -cuid on. An Error when it cannot run or fails.
+Result<ProbeResult> run_probe(const ProbeRequest& req);
+
+/// Probe results by key, in memory and optionally in a JSON file. Not thread-safe.
+class ProbeCache {
+public:
+    /// `path` is the JSON file to load and update; "" keeps the cache in memory only.
+    explicit ProbeCache(std::string path = {});
+
+    /// The cached result for `req`, probing the compiler when there is none.
+    Result<ProbeResult> get(const ProbeRequest& req);
+
+    /// How many times this cache ran the compiler.
+    size_t probes_run() const { return probes_run_; }
+
+private:
+    void load();
+    Status save(const std::string& key, const ProbeResult& r);
+
+    std::string path_;
+    bool loaded_ = false;
+    std::map<std::string, ProbeResult> entries_;
+    size_t probes_run_ = 0;
+};
+
+} // namespace phc::compile

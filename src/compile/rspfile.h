@@ -1,0 +1,32 @@
+// Response files (`@file`): expanded for the analysis only. The plan edits the
+// original argv, so a command whose split-relevant options sit inside a
+// response file is left alone rather than rewritten.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace phc::compile {
+
+/// Where the contents of response files come from.
+struct RspSource {
+    std::string base_dir;        ///< directory that relative @file paths are read from
+    std::string rspfile;         ///< ninja's `rspfile` name (as written in the command), or ""
+    std::string rspfile_content; ///< ninja's `rspfile_content`, used for `@<rspfile>`
+};
+
+/// argv with every `@file` replaced by its words, and where each word came from.
+struct Expanded {
+    std::vector<std::string> argv;
+    std::vector<bool> from_rsp; ///< per word of argv: it came from a response file
+    std::string error;          ///< non-empty: a response file could not be read (human text)
+};
+
+/// Splits response-file text the way clang does on Linux (GNU rules: blanks
+/// separate, quotes group, backslash escapes).
+std::vector<std::string> split_rsp(const std::string& text);
+
+/// Expands `@file` words of argv[1..] (recursively, at most 16 levels).
+Expanded expand_rsp(const std::vector<std::string>& argv, const RspSource& src);
+
+} // namespace phc::compile

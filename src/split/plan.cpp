@@ -1,0 +1,239 @@
+#include "split/plan.h"
+
+#include "compile/shell.h"
+#include "util/hash.h"
+
+#include <map>
+
+namespace phc::split {
+
+using compile::ParsedArg;
+
+std::string_view step_kind_name(StepKind k) {
+    switch (k) {
+    case StepKind::Device:
+        return "device";
+    case StepKind::Bundle:
+        return "bundle";
+    case StepKind::Host:
+        return "host";
+    }
+    return "?";
+}
+
+std::string Step::shell() const {
+    std::string out;
+    if (!cwd.empty()) out = "cd " + compile::quote_word(cwd) + " && ";
+    for (const std::string& e : env)
+        out += compile::quote_assignment(e) + " ";
+    return out + compile::join_command(argv);
+}
+
+std::string safe_arch(std::string_view arch) {
+    std::string s(arch);
+    for (char& c : s)
+        if (c == ':') c = '-';
+    return s;
+}
+
+namespace {
+
+bool is_arch_option(const ParsedArg& p) {
+    return p.is("--offload-arch=") || p.is("--cuda-gpu-arch=") || p.is("--no-offload-arch=") ||
+           p.is("--no-cuda-gpu-arch=");
+}
+
+/// Options that only steer bundling or the driver's own parallelism.
+bool is_bundling_option(const ParsedArg& p) {
+    return p.is("--offload-compress") || p.is("--no-offload-compress") ||
+           p.is("--offload-compression-level=") || p.is("--offload-jobs=") ||
+           p.is("-parallel-jobs=");
+}
+
+/// How one step's argv differs from the original: words replaced or dropped.
+struct Edit {
+    std::string arch; ///< device: the one architecture; host: ""
+    bool keep_archs = false;
+    std::string output;  ///< device: replacement for -o
+    std::string depfile; ///< device: replacement for -MF
+    std::vector<std::string> append;
+};
+
+std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
+    std::map<size_t, const ParsedArg*> at;
+    for (const ParsedArg& p : a.args)
+        at[p.index] = &p;
+    const auto& argv = a.command.argv;
+    std::vector<std::string> out{argv[0]};
+    bool arch_written = false;
+    for (size_t i = 1; i < argv.size(); ++i) {
+        auto it = at.find(i);
+        const ParsedArg* p = it == at.end() ? nullptr : it->second;
+        if (!p || !p->option) {
+            out.push_back(argv[i]);
+            continue;
+        }
+        size_t n = p->count;
+        if (is_arch_option(*p) && !e.keep_archs) {
+            if (!e.arch.empty() && !arch_written) out.push_back("--offload-arch=" + e.arch);
+            arch_written = true;
+        } else if (is_bundling_option(*p) || p->is("-cuid=")) {
+            // dropped: the bundle step and the explicit -cuid below take their place
+        } else if (!e.output.empty() && p->is("-o")) {
+            out.insert(out.end(), {"-o", e.output});
+        } else if (!e.output.empty() && p->is("-MF")) {
+            out.insert(out.end(), {"-MF", e.depfile});
+        } else if (!e.output.empty() && (p->is("-MT") || p->is("-MQ"))) {
+            out.insert(out.end(), {std::string(p->option->name), e.output});
+        } else {
+            for (size_t k = 0; k < n; ++k)
+                out.push_back(argv[i + k]);
+        }
+        i += n - 1;
+    }
+    out.insert(out.end(), e.append.begin(), e.append.end());
+    return out;
+}
+
+std::vector<std::string> with_launcher(const compile::CompileCommand& c,
+                                       std::vector<std::string> argv) {
+    std::vector<std::string> out = c.launcher;
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+}
+
+/// The depfile the original compile writes, or "".
+std::string original_depfile(const compile::Analysis& a) {
+    if (!a.writes_depfile) return {};
+    for (const ParsedArg& p : a.args)
+        if (p.is("-MF")) return p.value;
+    std::string o = a.output;
+    size_t dot = o.rfind('.');
+    size_t slash = o.rfind('/');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) o.resize(dot);
+    return o + ".d";
+}
+
+Step device_step(const compile::Analysis& a, const Plan& plan, const std::string& arch,
+                 const PlanOptions& opts) {
+    std::string base = plan.private_dir + "/" + safe_arch(arch);
+    Step s;
+    s.kind = StepKind::Device;
+    s.arch = arch;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.outputs = {base + ".o"};
+    s.inputs = {a.source};
+    Edit e{arch, false, base + ".o", base + ".d", {}};
+    if (!a.explicit_output) e.append = {"-o", base + ".o"};
+    if (a.writes_depfile || opts.device_depfiles) s.depfile = base + ".d";
+    if (!a.writes_depfile && opts.device_depfiles)
+        e.append.insert(e.append.end(), {"-MD", "-MF", s.depfile});
+    e.append.insert(e.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
+    if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
+    s.argv = with_launcher(a.command, edit_argv(a, e));
+    s.description = "HIP " + arch + " " + a.output;
+    return s;
+}
+
+Step bundle_step(const compile::Analysis& a, const Plan& plan, const compile::ProbeResult& probe,
+                 const std::vector<std::string>& objects) {
+    Step s;
+    s.kind = StepKind::Bundle;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.argv = probe.bundler_argv(objects, plan.bundle);
+    s.inputs = objects;
+    s.outputs = {plan.bundle};
+    s.description = "HIP bundle " + a.output;
+    return s;
+}
+
+Step host_step(const compile::Analysis& a, const Plan& plan, const compile::ProbeResult& probe) {
+    Step s;
+    s.kind = StepKind::Host;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.inputs = {a.source, plan.bundle};
+    s.outputs = {a.output};
+    s.depfile = original_depfile(a);
+    // hipcc without --offload-arch would ask rocm_agent_enumerator for the GPU:
+    // keep the architectures there (a host-only compile ignores them; checked).
+    Edit e{{}, a.command.compiler == compile::CompilerKind::Hipcc, {}, {}, {}};
+    e.append = {"--offload-host-only", "-Xclang", "-fcuda-include-gpubinary", "-Xclang",
+                plan.bundle};
+    // The driver's host job gets the CUID, but a host-only compile drops -cuid= (probed).
+    if (!plan.cuid.empty() && !probe.host_takes_cuid) e.append.push_back("-Xclang");
+    if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
+    std::vector<std::string> argv = edit_argv(a, e);
+    if (a.command.launcher_kind == compile::LauncherKind::Ccache) {
+        // ccache does not hash the -fcuda-include-gpubinary file; make it.
+        std::string extra = "CCACHE_EXTRAFILES=" + plan.bundle;
+        for (auto it = s.env.begin(); it != s.env.end(); ++it)
+            if (it->rfind("CCACHE_EXTRAFILES=", 0) == 0) {
+                extra = *it + ":" + plan.bundle;
+                s.env.erase(it);
+                break;
+            }
+        s.env.push_back(extra);
+        argv = with_launcher(a.command, std::move(argv));
+    }
+    // Other launchers (sccache, distcc, ...) are dropped from the host step: we
+    // cannot tell them that the bundle is an input, and a stale host object
+    // would embed old device code.
+    s.argv = std::move(argv);
+    s.description = "HIP host " + a.output;
+    return s;
+}
+
+} // namespace
+
+std::string make_cuid(const compile::Analysis& a) {
+    if (!a.cuid.empty()) return a.cuid;
+    if (a.cuid_none) return {};
+    util::Hasher h;
+    h.add("phc-cuid-v1").add(a.output).add(a.source);
+    for (const ParsedArg& p : a.args) {
+        if (p.option && (is_arch_option(p) || p.is("-cuid="))) continue;
+        for (size_t k = 0; k < p.count; ++k)
+            h.add(a.command.argv[p.index + k]);
+    }
+    h.add(a.command.argv[0]);
+    return h.hex64();
+}
+
+Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const PlanOptions& opts) {
+    Plan plan;
+    plan.cuid = make_cuid(a);
+    plan.private_dir = opts.private_dir.empty() ? a.output + ".phc" : opts.private_dir;
+    plan.bundle = plan.private_dir + "/bundle.hipfb";
+    std::vector<std::string> objects;
+    for (const std::string& arch : probe.archs) {
+        plan.steps.push_back(device_step(a, plan, arch, opts));
+        objects.push_back(plan.steps.back().outputs[0]);
+    }
+    plan.steps.push_back(bundle_step(a, plan, probe, objects));
+    plan.steps.push_back(host_step(a, plan, probe));
+    plan.analysis = std::move(a);
+    return plan;
+}
+
+Result<Plan> plan(compile::Analysis a, compile::ProbeCache& probes, const PlanOptions& opts) {
+    if (!a.decision.split()) {
+        Plan p;
+        p.analysis = std::move(a);
+        return p;
+    }
+    compile::ProbeRequest req{a.command.env, a.expanded, a.work_dir()};
+    auto probe = probes.get(req);
+    if (!probe) return probe.error();
+    compile::apply_probe(a, *probe);
+    if (!a.decision.split()) {
+        Plan p;
+        p.analysis = std::move(a);
+        return p;
+    }
+    return make_plan(std::move(a), *probe, opts);
+}
+
+} // namespace phc::split

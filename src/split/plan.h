@@ -1,0 +1,73 @@
+// The split plan: for one multi-architecture HIP object compile, one device
+// step per architecture, one bundle step and one host step that together write
+// the object the driver would have written, byte for byte (same -cuid).
+// regen and gen turn the steps into ninja edges; the launcher runs them.
+#pragma once
+
+#include "compile/analysis.h"
+#include "compile/probe.h"
+#include "util/error.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace phc::split {
+
+/// What a step does.
+enum class StepKind { Device, Bundle, Host };
+
+/// "device", "bundle" or "host".
+std::string_view step_kind_name(StepKind k);
+
+/// One process to run. Paths are as the command wrote them: relative to `cwd`.
+struct Step {
+    StepKind kind = StepKind::Device;
+    std::string arch;                 ///< target ID for device steps, else ""
+    std::string cwd;                  ///< directory to run in ("" = inherit)
+    std::vector<std::string> env;     ///< NAME=value assignments
+    std::vector<std::string> argv;    ///< the program and its arguments
+    std::vector<std::string> outputs; ///< files it writes (depfile not included)
+    std::vector<std::string> inputs;  ///< files it reads that other steps or the user write
+    std::string depfile;              ///< the make-style depfile it writes, or ""
+    std::string description;          ///< short text for progress output
+
+    /// The step as one /bin/sh command: `cd DIR && NAME=value argv...`, quoted.
+    std::string shell() const;
+};
+
+/// Choices the caller makes.
+struct PlanOptions {
+    std::string private_dir;      ///< per-object folder for device objects; "" = "<object>.phc"
+    bool device_depfiles = false; ///< give device steps depfiles even if the compile has none
+};
+
+/// The decision for one compile and, when it is split, its steps.
+struct Plan {
+    compile::Analysis analysis; ///< the command, its facts and the decision
+    std::string cuid;           ///< the CUID every step uses ("" for -fuse-cuid=none)
+    std::string private_dir;    ///< folder of the device objects and the bundle (must exist)
+    std::string bundle;         ///< the bundle file the host step embeds
+    std::vector<Step> steps;    ///< device steps (bundle order), then bundle, then host
+
+    bool split() const { return analysis.decision.split(); }
+};
+
+/// `arch` made safe for file names and depfiles: ':' becomes '-' ("gfx90a:xnack+" ->
+/// "gfx90a-xnack+").
+std::string safe_arch(std::string_view arch);
+
+/// The CUID of a compile: its explicit -cuid= if any, else a hash of the object
+/// path, the source path and the argv without architecture options, so that
+/// adding an architecture changes no other step's command.
+std::string make_cuid(const compile::Analysis& a);
+
+/// Builds the steps for an analysis whose decision is Split, from a probe result
+/// that matches it (apply_probe already run).
+Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const PlanOptions& opts);
+
+/// The whole pipeline for an analysed command: probe (through `probes`) when the
+/// command line allows a split, then plan. An Error when the compiler cannot be probed.
+Result<Plan> plan(compile::Analysis a, compile::ProbeCache& probes, const PlanOptions& opts = {});
+
+} // namespace phc::split

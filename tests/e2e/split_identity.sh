@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The oracle is the compiler itself: for each real multi-architecture HIP
+# compile, run the steps `phc-ninja explain` plans and check that the object is
+# byte-identical to the driver's own compile with the same -cuid.
+set -euo pipefail
+: "${PHC:?path to phc-ninja}" "${PHC_TMP:?scratch directory}"
+work="$PHC_TMP/split_identity"
+rm -rf "$work"
+mkdir -p "$work/src dir" "$work/inc dir" "$work/b 1"
+trap 'rm -rf "$work"' EXIT
+
+cat > "$work/inc dir/scale.h" <<'H'
+#pragma once
+#ifndef SCALE
+#define SCALE 1
+#endif
+H
+cat > "$work/src dir/k.hip" <<'K'
+#include <hip/hip_runtime.h>
+#include "scale.h"
+static __device__ int calls;
+__global__ void scale(float* p, int n) {
+    atomicAdd(&calls, 1);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] *= SCALE;
+}
+// Host code naming a static device variable (its registration involves the CUID).
+void* calls_address() {
+    void* p = nullptr;
+    (void)hipGetSymbolAddress(&p, HIP_SYMBOL(calls));
+    return p;
+}
+K
+
+ROCM="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+CLANG19=/usr/lib/llvm-19/bin/clang++
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cases=0
+
+# check NAME COMPILER FLAGS...: plans, runs the plan, compiles for reference, compares.
+check() {
+    local name=$1 cc=$2; shift 2
+    local flags="$*"
+    local obj="obj dir/$name.o"
+    local cmd="cd 'b 1' && $cc -x hip $ROCM $flags -I'../inc dir' -MD -MT '$obj' -MF '$obj.d' -c '../src dir/k.hip' -o '$obj'"
+    local plan="$work/$name.plan.sh"
+    "$PHC" explain -C "$work" -- "$cmd" > "$plan" || fail "$name: explain failed"
+    grep -q '^# decision: split$' "$plan" || { cat "$plan" >&2; fail "$name: not split"; }
+    local cuid
+    cuid=$(sed -n 's/^# cuid: //p' "$plan")
+    [ -n "$cuid" ] || fail "$name: no cuid in the plan"
+    (cd "$work" && sh -e "$plan") || { cat "$plan" >&2; fail "$name: the planned steps failed"; }
+    local b="$work/b 1"
+    [ -f "$b/$obj" ] || fail "$name: the plan wrote no object"
+    [ -f "$b/$obj.d" ] || fail "$name: the host step wrote no depfile"
+    for d in "$b/$obj.phc/"*.d; do
+        grep -q 'scale.h' "$d" || fail "$name: device depfile $d does not list scale.h"
+    done
+    mv "$b/$obj" "$b/$obj.split"
+    (cd "$work" && sh -e -c "$cmd -cuid=$cuid") || fail "$name: the reference compile failed"
+    cmp "$b/$obj" "$b/$obj.split" || fail "$name: split object differs from the driver's"
+    cases=$((cases + 1))
+    echo "ok $name: $(grep -c -- '--offload-device-only' "$plan") device steps, identical"
+}
+
+check c15_two        clang++-15 -O3 -DSCALE=3 --offload-arch=gfx906 --offload-arch=gfx90a
+check c15_dups       clang++-15 -O0 -g --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx906
+check c15_targetid   clang++-15 -O2 --offload-arch=gfx90a:xnack+ --offload-arch=gfx906
+check hipcc_two      hipcc -O3 -DSCALE=2 --offload-arch=gfx1030 --offload-arch=gfx906
+check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
+check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
+echo "split_identity: $cases cases identical"

@@ -1,0 +1,118 @@
+#include "compile/analysis.h"
+#include "compile/probe.h"
+
+#include <doctest/doctest.h>
+
+using namespace phc::compile;
+
+namespace {
+
+const std::string kHip = "clang++-15 -x hip ";
+
+Analysis an(const std::string& cmd) {
+    return analyze_string(cmd, {});
+}
+
+std::string code(const std::string& cmd) {
+    return std::string(reason_code(an(cmd).decision.reason));
+}
+
+} // namespace
+
+TEST_CASE("multi-arch HIP object compiles are split candidates") {
+    Analysis a = an("cd b && ccache clang++-15 -x hip --offload-arch=gfx90a --offload-arch=gfx906 "
+                    "--offload-arch=gfx90a -MD -MF k.o.d -c ../k.hip -o k.o");
+    CHECK(a.decision.split());
+    CHECK(a.archs == std::vector<std::string>{"gfx90a", "gfx906"});
+    CHECK(a.source == "../k.hip");
+    CHECK(a.output == "k.o");
+    CHECK(a.writes_depfile);
+    CHECK(a.work_dir() == "b");
+    CHECK(code("clang++ --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip") == "split");
+    CHECK(an("clang++ --offload-arch=gfx906 --offload-arch=gfx90a -c dir/k.hip").output == "k.o");
+    CHECK(code("hipcc --offload-arch=gfx906 --offload-arch=gfx90a -c k.cpp -o k.o") == "split");
+    CHECK(code(kHip + "--offload-arch=gfx90a,gfx906 -c k.hip") == "split");
+    CHECK(code(kHip + "--offload-arch=gfx90a --offload-arch=gfx90a:xnack+ -c k.hip") == "split");
+    CHECK(code(kHip + "-fgpu-rdc -fno-gpu-rdc --offload-arch=gfx90a,gfx906 -c k.hip") == "split");
+    CHECK(code(kHip + "--offload-new-driver --no-offload-new-driver --offload-arch=gfx90a,gfx906 "
+                      "-c k.hip") == "split");
+    CHECK(code(kHip + "--cuda-gpu-arch=gfx90a --offload-arch=gfx906 -c k.hip") == "split");
+}
+
+TEST_CASE("every left-alone reason, from the command line") {
+    const std::string two = "--offload-arch=gfx906 --offload-arch=gfx90a ";
+    CHECK(code("clang++-15 -c k.hip | tee log") == "not-simple");
+    CHECK(code("g++ -c k.cpp") == "unknown-compiler");
+    CHECK(code(kHip + two + "k.hip -o k") == "no-compile");
+    CHECK(code(kHip + two + "-E -c k.hip") == "preprocess-only");
+    CHECK(code(kHip + two + "-fsyntax-only -c k.hip") == "syntax-only");
+    CHECK(code(kHip + two + "-M -c k.hip") == "deps-only");
+    CHECK(code(kHip + two + "-MM -c k.hip") == "deps-only");
+    CHECK(code(kHip + two + "-S -c k.hip") == "assembly-only");
+    CHECK(code(kHip + two + "-emit-llvm -c k.hip") == "emit-llvm");
+    CHECK(code(kHip + two + "-c") == "no-source");
+    CHECK(code(kHip + two + "-c a.hip b.hip") == "several-sources");
+    CHECK(code("clang++-15 " + two + "-c k.cpp") == "not-hip");
+    CHECK(code("clang++-15 " + two + "-c k.cu") == "not-hip");
+    CHECK(code(kHip + "-x c++ " + two + "-c k.hip") == "not-hip");
+    CHECK(code(kHip + two + "-save-temps -c k.hip") == "save-temps");
+    CHECK(code(kHip + two + "-save-temps=obj -c k.hip") == "save-temps");
+    CHECK(code(kHip + two + "-ftime-trace -c k.hip") == "time-trace");
+    CHECK(code(kHip + two + "-MJ k.json -c k.hip") == "side-output");
+    CHECK(code(kHip + two + "-c k.hip -o -") == "side-output");
+    CHECK(code(kHip + two + "--offload-device-only -c k.hip") == "device-only");
+    CHECK(code(kHip + two + "--cuda-device-only -c k.hip") == "device-only");
+    CHECK(code(kHip + two + "--offload-host-only -c k.hip") == "host-only");
+    CHECK(code(kHip + two + "-fno-gpu-rdc -fgpu-rdc -c k.hip") == "rdc");
+    CHECK(code(kHip + two + "--offload-new-driver -c k.hip") == "new-driver");
+    CHECK(code(kHip + two + "-foffload-via-llvm -c k.hip") == "new-driver");
+    CHECK(code(kHip + "-c k.hip") == "no-arch");
+    CHECK(code("hipcc -c k.hip") == "no-arch");
+    CHECK(code(kHip + "--offload-arch=native --offload-arch=gfx906 -c k.hip") == "native-arch");
+    CHECK(code(kHip + "--offload-arch=gfx906 -c k.hip") == "single-arch");
+    CHECK(code(kHip + "--offload-arch=gfx906 --offload-arch=gfx906 -c k.hip") == "single-arch");
+    CHECK(code(kHip + two + "--no-offload-arch=gfx90a -c k.hip") == "single-arch");
+    CHECK(code(kHip + two + "--no-offload-arch=all --offload-arch=gfx1030 -c k.hip") ==
+          "single-arch");
+}
+
+TEST_CASE("response files are expanded for the analysis only") {
+    AnalyzeInput in{"", "k.rsp", "--offload-arch=gfx906 --offload-arch=gfx90a"};
+    Analysis a = analyze_string(kHip + "@k.rsp -c k.hip -o k.o", in);
+    CHECK(a.decision.reason == Reason::ResponseFile);
+    in.rspfile_content = "-DX=1 -Iinc k.hip";
+    a = analyze_string(kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -c @k.rsp -o k.o", in);
+    CHECK(a.decision.split());
+    CHECK(a.source == "k.hip");
+    CHECK(a.expanded.size() == 11);
+    a = analyze_string(kHip + "@/nonexistent/phc.rsp -c k.hip", {});
+    CHECK(a.decision.reason == Reason::ResponseFile);
+}
+
+TEST_CASE("apply_probe overturns a split the driver would not do that way") {
+    std::string cmd = kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -c k.hip";
+    ProbeResult p;
+    p.driver = DriverKind::Old;
+    p.archs = {"gfx906", "gfx90a"};
+    Analysis a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.split());
+    p.driver = DriverKind::New;
+    a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.reason == Reason::NewDriver);
+    p.driver = DriverKind::None;
+    a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.reason == Reason::NotHip);
+    p.driver = DriverKind::Old;
+    p.rdc = true;
+    a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.reason == Reason::Rdc);
+    p.rdc = false;
+    p.archs = {"gfx906"};
+    a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.reason == Reason::ArchMismatch);
+}

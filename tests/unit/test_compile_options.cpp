@@ -1,0 +1,122 @@
+#include "compile/options.h"
+#include "compile/rspfile.h"
+
+#include <doctest/doctest.h>
+
+using namespace phc::compile;
+
+TEST_CASE("option table is sorted and unique, and lookups find every row") {
+    auto t = option_table();
+    REQUIRE(t.size() > 40);
+    for (size_t i = 1; i < t.size(); ++i)
+        CHECK_MESSAGE(t[i - 1].name < t[i].name, t[i - 1].name, " >= ", t[i].name);
+    for (const auto& o : t)
+        CHECK(find_option(o.name) == &o);
+    CHECK(find_option("-nonexistent") == nullptr);
+    CHECK(find_option("") == nullptr);
+    for (const char* need : {"-c",
+                             "-o",
+                             "-x",
+                             "-E",
+                             "-S",
+                             "-M",
+                             "-MM",
+                             "-MD",
+                             "-MMD",
+                             "-MF",
+                             "-MT",
+                             "-MQ",
+                             "-MP",
+                             "-fsyntax-only",
+                             "-emit-llvm",
+                             "--offload-arch=",
+                             "--no-offload-arch=",
+                             "--cuda-gpu-arch=",
+                             "--offload-device-only",
+                             "--offload-host-only",
+                             "--cuda-device-only",
+                             "--cuda-host-only",
+                             "-fgpu-rdc",
+                             "-fno-gpu-rdc",
+                             "--offload-new-driver",
+                             "--no-offload-new-driver",
+                             "-foffload-via-llvm",
+                             "--offload-compress",
+                             "--no-offload-compress",
+                             "--offload-compression-level=",
+                             "--offload-jobs=",
+                             "-parallel-jobs=",
+                             "-cuid=",
+                             "-fuse-cuid=",
+                             "-save-temps",
+                             "-save-temps=",
+                             "-ftime-trace",
+                             "-ftime-trace=",
+                             "-Xclang",
+                             "-mllvm",
+                             "-Xarch_device",
+                             "-Xarch_host",
+                             "-Xoffload-linker",
+                             "-I",
+                             "-D",
+                             "-U",
+                             "-include",
+                             "-isystem",
+                             "-iquote",
+                             "-idirafter",
+                             "--sysroot",
+                             "--sysroot=",
+                             "-B",
+                             "-target",
+                             "--target="})
+        CHECK_MESSAGE(find_option(need) != nullptr, need);
+}
+
+TEST_CASE("parse_args: joined, separate, inputs, unknown options keep their place") {
+    std::vector<std::string> argv = {"clang++",
+                                     "-Ifoo",
+                                     "-I",
+                                     "bar",
+                                     "--offload-arch=gfx90a:xnack+",
+                                     "-o",
+                                     "x.o",
+                                     "-oy.o",
+                                     "-Wall",
+                                     "-Xclang",
+                                     "-foo",
+                                     "-include-pch",
+                                     "p.pch",
+                                     "@r.rsp",
+                                     "a.hip",
+                                     "-Xarch_gfx906",
+                                     "-O3",
+                                     "--",
+                                     "-b.hip"};
+    auto a = parse_args(argv);
+    REQUIRE(a.size() == 12);
+    CHECK((a[0].is("-I") && a[0].value == "foo" && a[0].count == 1));
+    CHECK((a[1].is("-I") && a[1].value == "bar" && a[1].count == 2 && a[1].index == 2));
+    CHECK((a[2].is("--offload-arch=") && a[2].value == "gfx90a:xnack+"));
+    CHECK((a[3].is("-o") && a[3].value == "x.o"));
+    CHECK((a[4].is("-o") && a[4].value == "y.o"));
+    CHECK((a[5].option == nullptr && !a[5].input && a[5].index == 8));
+    CHECK((a[6].is("-Xclang") && a[6].value == "-foo"));
+    CHECK((a[7].is("-include-pch") && a[7].value == "p.pch"));
+    CHECK((a[8].option == nullptr && !a[8].input && a[8].value == "@r.rsp"));
+    CHECK((a[9].input && a[9].value == "a.hip"));
+    CHECK((a[10].is("-Xarch_") && a[10].count == 2 && a[10].value == "gfx906"));
+    CHECK((a[11].input && a[11].value == "-b.hip"));
+}
+
+TEST_CASE("response files: GNU splitting, nesting, ninja rspfile_content") {
+    CHECK(split_rsp("a 'b c' \"d\\\"e\" f\\ g\n") ==
+          std::vector<std::string>{"a", "b c", "d\"e", "f g"});
+    RspSource src{"", "x.rsp", "--offload-arch=gfx906 '-I a b'"};
+    Expanded e = expand_rsp({"cc", "-c", "@x.rsp", "k.hip"}, src);
+    REQUIRE(e.error.empty());
+    CHECK(e.argv ==
+          std::vector<std::string>{"cc", "-c", "--offload-arch=gfx906", "-I a b", "k.hip"});
+    CHECK(e.from_rsp == std::vector<bool>{false, false, true, true, false});
+    Expanded missing = expand_rsp({"cc", "@/nonexistent/phc.rsp"}, {});
+    CHECK(missing.error.find("/nonexistent/phc.rsp") != std::string::npos);
+}

@@ -1,0 +1,183 @@
+#include "compile/probe.h"
+#include "util/file.h"
+
+#include <doctest/doctest.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+using namespace phc;
+using namespace phc::compile;
+
+namespace {
+
+ProbeResult parse_data(const std::string& name) {
+    auto text = util::read_file(std::string(PHC_TEST_DATA) + "/split/" + name);
+    REQUIRE(text.ok());
+    auto r = parse_jobs(*text);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    return *r;
+}
+
+} // namespace
+
+TEST_CASE("parse_jobs: clang-15 old driver") {
+    ProbeResult r = parse_data("c15.txt");
+    CHECK(r.driver == DriverKind::Old);
+    CHECK_FALSE(r.rdc);
+    CHECK(r.bundler == "/usr/lib/llvm-15/bin/clang-offload-bundler");
+    CHECK(r.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    CHECK(r.device_compiles == 2);
+    CHECK(r.bundler_argv({"a.o", "b.o"}, "x.hipfb") ==
+          std::vector<std::string>{
+              "/usr/lib/llvm-15/bin/clang-offload-bundler", "-type=o", "-bundle-align=4096",
+              "-targets=host-x86_64-unknown-linux,hipv4-amdgcn-amd-amdhsa--gfx906,"
+              "hipv4-amdgcn-amd-amdhsa--gfx90a",
+              "-input=/dev/null", "-input=a.o", "-input=b.o", "-output=x.hipfb"});
+}
+
+TEST_CASE("parse_jobs: clang-19 old driver with compression, hipcc") {
+    ProbeResult r = parse_data("c19.txt");
+    CHECK(r.driver == DriverKind::Old);
+    CHECK(r.bundler == "/usr/lib/llvm-19/bin/clang-offload-bundler");
+    CHECK(r.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    auto argv = r.bundler_argv({"a.o", "b.o"}, "x");
+    CHECK(argv[argv.size() - 2] == "-compress");
+    CHECK(argv.back() == "-compression-level=9");
+    ProbeResult h = parse_data("hipcc.txt");
+    CHECK(h.driver == DriverKind::Old);
+    CHECK(h.bundler == "/usr/lib/llvm-15/bin/clang-offload-bundler");
+    CHECK(h.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+}
+
+TEST_CASE("parse_jobs: RDC and the new driver") {
+    ProbeResult r15 = parse_data("c15rdc.txt");
+    CHECK(r15.driver == DriverKind::Old);
+    CHECK(r15.rdc);
+    CHECK(r15.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    CHECK(parse_data("c19rdc.txt").rdc);
+    CHECK(parse_data("c19newrdc.txt").driver == DriverKind::New);
+    // clang-19 keeps the old driver's jobs for a non-RDC -c even with --offload-new-driver.
+    CHECK(parse_data("c19new.txt").driver == DriverKind::Old);
+}
+
+TEST_CASE("parse_jobs: errors and non-offload compiles") {
+    CHECK_FALSE(parse_jobs("clang version 15\n").ok());
+    auto plain = parse_jobs(" \"/usr/bin/clang\" \"-cc1\" \"-triple\" \"x86_64-pc-linux-gnu\"\n");
+    REQUIRE(plain.ok());
+    CHECK(plain->driver == DriverKind::None);
+    auto bare =
+        parse_jobs(" \"/usr/bin/clang\" \"-cc1\" \"-fcuda-include-gpubinary\" \"x\"\n"
+                   " \"clang-offload-bundler\" \"-type=o\" \"-targets=host-x,hipv4-a-b-c--gfx906\""
+                   " \"-input=/dev/null\" \"-input=a\" \"-output=b\"\n");
+    REQUIRE_FALSE(bare.ok());
+    CHECK(bare.error().message.find("without a path") != std::string::npos);
+    auto mismatch = parse_jobs(" \"/b/clang-offload-bundler\" \"-targets=host-x\" \"-input=a\" "
+                               "\"-input=b\"\n");
+    CHECK_FALSE(mismatch.ok());
+}
+
+TEST_CASE("probe key: compiler identity and driver flags, not paths or defines") {
+    char dir[] = "/tmp/phc-probe-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    std::string cc = std::string(dir) + "/clang++";
+    REQUIRE(util::write_file_atomic(cc, "#!/bin/sh\nexit 1\n").ok());
+    REQUIRE(::chmod(cc.c_str(), 0755) == 0);
+    ProbeRequest base{{},
+                      {cc, "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a", "-O2",
+                       "-DA=1", "-Iinc", "-MD", "-MF", "a.d", "-c", "a.hip", "-o", "a.o"},
+                      dir};
+    auto k0 = probe_key(base);
+    REQUIRE(k0.ok());
+    ProbeRequest other = base;
+    other.argv = {cc,
+                  "-x",
+                  "hip",
+                  "--offload-arch=gfx906",
+                  "--offload-arch=gfx90a",
+                  "-O0",
+                  "-g",
+                  "-DB=2",
+                  "-isystem",
+                  "sys",
+                  "-include",
+                  "pre.h",
+                  "-c",
+                  "dir/b.hip",
+                  "-o",
+                  "b.o",
+                  "-cuid=123",
+                  "-Wall"};
+    CHECK(*probe_key(other) == *k0);
+    other = base;
+    other.argv.push_back("-fgpu-rdc");
+    CHECK(*probe_key(other) != *k0);
+    other = base;
+    other.argv[4] = "--offload-arch=gfx1030";
+    CHECK(*probe_key(other) != *k0);
+    other = base;
+    other.env = {"HIP_CLANG_PATH=/x"};
+    CHECK(*probe_key(other) != *k0);
+    struct timeval times[2] = {{1000000000, 0}, {1000000000, 0}};
+    REQUIRE(::utimes(cc.c_str(), times) == 0);
+    CHECK(*probe_key(base) != *k0);
+    ProbeRequest missing = base;
+    missing.argv[0] = "phc-no-such-compiler";
+    CHECK_FALSE(probe_key(missing).ok());
+    std::remove(cc.c_str());
+    ::rmdir(dir);
+}
+
+TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
+    char dir[] = "/tmp/phc-probe-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    // A fake compiler that prints captured -### output and counts its runs.
+    std::string cc = std::string(dir) + "/clang++";
+    std::string data = std::string(PHC_TEST_DATA) + "/split/c15.txt";
+    REQUIRE(util::write_file_atomic(cc, "#!/bin/sh\necho run >> " + std::string(dir) +
+                                            "/runs\ncat '" + data + "' >&2\n")
+                .ok());
+    REQUIRE(::chmod(cc.c_str(), 0755) == 0);
+    std::string file = std::string(dir) + "/sub/probes.json";
+    ProbeRequest a{{},
+                   {cc, "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a", "-c",
+                    "a.hip", "-o", "a.o"},
+                   dir};
+    ProbeRequest b = a;
+    b.argv[6] = "b.hip";
+    b.argv[8] = "b.o";
+    {
+        ProbeCache cache(file);
+        auto r = cache.get(a);
+        REQUIRE(r.ok());
+        CHECK(r->archs == std::vector<std::string>{"gfx906", "gfx90a"});
+        REQUIRE(cache.get(b).ok());
+        CHECK(cache.probes_run() == 1);
+    }
+    CHECK(util::file_exists(file));
+    {
+        ProbeCache again(file);
+        auto r = again.get(b);
+        REQUIRE(r.ok());
+        CHECK(again.probes_run() == 0);
+        CHECK(r->bundler == "/usr/lib/llvm-15/bin/clang-offload-bundler");
+    }
+    REQUIRE(util::write_file_atomic(file, "{not json").ok());
+    ProbeCache corrupt(file);
+    REQUIRE(corrupt.get(a).ok());
+    CHECK(corrupt.probes_run() == 1);
+    // The main probe and the host-only probe: two runs for each real probe.
+    auto runs = util::read_file(std::string(dir) + "/runs");
+    REQUIRE(runs.ok());
+    CHECK(runs->size() == 4 * 4);
+
+    std::string bad = std::string(dir) + "/bad";
+    REQUIRE(util::write_file_atomic(bad, "#!/bin/sh\necho 'bad: error: nope' >&2\nexit 3\n").ok());
+    REQUIRE(::chmod(bad.c_str(), 0755) == 0);
+    ProbeCache failing;
+    auto f = failing.get({{}, {bad, "-c", "a.hip"}, dir});
+    REQUIRE_FALSE(f.ok());
+    CHECK(f.error().message.find("bad: error: nope") != std::string::npos);
+    CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
+}
