@@ -152,7 +152,14 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
 std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv) {
     std::vector<std::string> out;
     for (const ParsedArg& a : parse_args(argv)) {
-        if (a.input || (a.option && (a.option->flags & kNotDriver))) continue;
+        if (a.input) { // its name does not matter, but its suffix picks the language
+            size_t dot = a.value.rfind('.');
+            size_t slash = a.value.rfind('/');
+            bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+            out.push_back("<input>" + (has_ext ? a.value.substr(dot) : std::string()));
+            continue;
+        }
+        if (a.option && (a.option->flags & kNotDriver)) continue;
         const std::string& w = argv[a.index];
         if (!a.option && (has_prefix(w, "-O") || has_prefix(w, "-g") || has_prefix(w, "-W") ||
                           has_prefix(w, "-std=")))

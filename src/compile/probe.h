@@ -59,8 +59,9 @@ struct ProbeRequest {
 /// An Error when the compiler cannot be found.
 Result<std::string> probe_key(const ProbeRequest& req);
 
-/// The flags of argv that go into the key (inputs, -o, -MD family, -D/-I and
-/// similar, -O/-g/-W/-std= are left out: they cannot change the job structure).
+/// The flags of argv that go into the key. Inputs count by their suffix only (it
+/// picks the language); -o, the -MD family, -D/-I and similar, -O/-g/-W/-std= are
+/// left out: they cannot change the job structure.
 std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv);
 
 /// Runs `argv -###` and parses it; for an old-driver compile also runs the

@@ -117,6 +117,7 @@ int cli_main(int argc, char** argv) {
         return 1;
     }
     print_plan(*p);
+    std::printf("# probes run: %zu\n", probes.probes_run());
     return 0;
 }
 

@@ -111,6 +111,9 @@ TEST_CASE("probe key: compiler identity and driver flags, not paths or defines")
                   "-Wall"};
     CHECK(*probe_key(other) == *k0);
     other = base;
+    other.argv[12] = "a.c"; // another language
+    CHECK(*probe_key(other) != *k0);
+    other = base;
     other.argv.push_back("-fgpu-rdc");
     CHECK(*probe_key(other) != *k0);
     other = base;
