@@ -57,6 +57,7 @@ private:
     FileReader& reader_;
     std::vector<EvalString> paths_; ///< scratch, reused across edges
     std::string tmp_;               ///< scratch for evaluated strings
+    EvalString value_;              ///< scratch for edge binding values
 };
 
 /// Parsing state for one file.
@@ -78,6 +79,12 @@ private:
     Status parse_rule();
     Status parse_pool();
     Status parse_edge();
+    Status read_path_list(uint32_t* count);
+    Status read_edge_line(Edge& e);
+    Status read_edge_bindings(Edge& e);
+    Status resolve_pool(Edge& e);
+    Status add_edge_nodes(Edge& e, uint32_t index);
+    Status check_dyndep(const Edge& e);
     Status parse_default();
     Status parse_include(bool subninja);
     EvalString& next_path();
@@ -287,23 +294,23 @@ Status Parser::FileParse::parse_pool() {
     return Ok{};
 }
 
-Status Parser::FileParse::parse_edge() {
-    // Read every path first; they are evaluated once the edge's bindings are known.
-    auto read_list = [&](uint32_t* count) -> Status {
-        for (;;) {
-            EvalString& e = next_path();
-            if (auto s = lex_.read_path(&e); !s) return s;
-            if (e.empty()) {
-                --npaths_;
-                return Ok{};
-            }
-            ++*count;
+Status Parser::FileParse::read_path_list(uint32_t* count) {
+    for (;;) {
+        EvalString& e = next_path();
+        if (auto s = lex_.read_path(&e); !s) return s;
+        if (e.empty()) {
+            --npaths_;
+            return Ok{};
         }
-    };
-    Edge e;
-    if (auto s = read_list(&e.outputs); !s) return s;
+        ++*count;
+    }
+}
+
+Status Parser::FileParse::read_edge_line(Edge& e) {
+    // Paths are only read here; they are evaluated once the bindings are known.
+    if (auto s = read_path_list(&e.outputs); !s) return s;
     if (lex_.peek_token(Token::Pipe))
-        if (auto s = read_list(&e.implicit_outputs); !s) return s;
+        if (auto s = read_path_list(&e.implicit_outputs); !s) return s;
     if (e.outputs + e.implicit_outputs == 0) return lex_.error("expected path");
     if (auto s = expect(Token::Colon); !s) return s;
     std::string_view rule_name;
@@ -311,40 +318,43 @@ Status Parser::FileParse::parse_edge() {
     const Rule* rule = m_.find_rule(rule_name, scope_);
     if (!rule) return lex_.error(fmt::format("unknown build rule '{}'", rule_name));
     e.rule = static_cast<uint32_t>(rule - m_.rules_.data());
-    if (auto s = read_list(&e.inputs); !s) return s;
+    if (auto s = read_path_list(&e.inputs); !s) return s;
     if (lex_.peek_token(Token::Pipe))
-        if (auto s = read_list(&e.implicit_inputs); !s) return s;
+        if (auto s = read_path_list(&e.implicit_inputs); !s) return s;
     if (lex_.peek_token(Token::Pipe2))
-        if (auto s = read_list(&e.order_only); !s) return s;
+        if (auto s = read_path_list(&e.order_only); !s) return s;
     if (lex_.peek_token(Token::PipeAt))
-        if (auto s = read_list(&e.validations); !s) return s;
-    if (auto s = expect(Token::Newline); !s) return s;
+        if (auto s = read_path_list(&e.validations); !s) return s;
+    return expect(Token::Newline);
+}
 
-    // Edge bindings are evaluated now, in the file scope (not seeing each other).
+Status Parser::FileParse::read_edge_bindings(Edge& e) {
+    // Evaluated now, in the file scope: they see neither $in nor each other.
     e.bindings = static_cast<uint32_t>(m_.edge_bindings_.size());
-    EvalString value;
     while (lex_.peek_token(Token::Indent)) {
         std::string_view key, source;
-        if (auto s = parse_let(&key, &value, &source); !s) return s;
-        m_.edge_bindings_.push_back(EdgeBinding{key, store_value(value, {}), source});
+        if (auto s = parse_let(&key, &p_.value_, &source); !s) return s;
+        m_.edge_bindings_.push_back(EdgeBinding{key, store_value(p_.value_, {}), source});
     }
     e.binding_count = static_cast<uint32_t>(m_.edge_bindings_.size()) - e.bindings;
-    e.scope = scope_;
-    e.where = StatementRef{file_, static_cast<uint32_t>(file().statements.size())};
-    auto index = static_cast<uint32_t>(m_.edges_.size());
+    return Ok{};
+}
 
-    // The pool is looked up before the edge has nodes (so $in/$out are empty).
+Status Parser::FileParse::resolve_pool(Edge& e) {
+    // ninja looks the pool up before the edge has nodes, so $in/$out are empty.
     Edge bare = e;
     bare.outputs = bare.implicit_outputs = bare.inputs = 0;
-    std::string pool_name;
+    std::string name;
     EdgeEnv env(m_, bare, true);
-    if (!env.lookup("pool", pool_name)) return lex_.error(env.error());
-    if (!pool_name.empty()) {
-        const Pool* pool = m_.find_pool(pool_name);
-        if (!pool) return lex_.error(fmt::format("unknown pool name '{}'", pool_name));
-        e.pool = static_cast<int32_t>(pool - m_.pools_.data());
-    }
+    if (!env.lookup("pool", name)) return lex_.error(env.error());
+    if (name.empty()) return Ok{};
+    const Pool* pool = m_.find_pool(name);
+    if (!pool) return lex_.error(fmt::format("unknown pool name '{}'", name));
+    e.pool = static_cast<int32_t>(pool - m_.pools_.data());
+    return Ok{};
+}
 
+Status Parser::FileParse::add_edge_nodes(Edge& e, uint32_t index) {
     std::span<const EdgeBinding> own(m_.edge_bindings_.data() + e.bindings, e.binding_count);
     e.nodes = static_cast<uint32_t>(m_.edge_nodes_.size());
     uint32_t nouts = e.outputs + e.implicit_outputs;
@@ -358,20 +368,34 @@ Status Parser::FileParse::parse_edge() {
         }
         m_.edge_nodes_.push_back(*node);
     }
-    m_.edges_.push_back(e);
+    return Ok{};
+}
 
+Status Parser::FileParse::check_dyndep(const Edge& e) {
     std::string dyndep;
-    EdgeEnv raw(m_, m_.edges_.back(), false);
+    EdgeEnv raw(m_, e, false);
     if (!raw.lookup("dyndep", dyndep)) return lex_.error(raw.error());
-    if (!dyndep.empty()) {
-        std::string canonical = canonicalize_path(dyndep);
-        auto node = m_.find_node(canonical);
-        bool found = false;
-        uint32_t first = e.nodes + nouts;
-        for (uint32_t i = 0; node && i < e.inputs + e.implicit_inputs + e.order_only; ++i)
-            found = found || m_.edge_nodes_[first + i] == *node;
-        if (!found) return lex_.error(fmt::format("dyndep '{}' is not an input", canonical));
-    }
+    if (dyndep.empty()) return Ok{};
+    std::string canonical = canonicalize_path(dyndep);
+    auto node = m_.find_node(canonical);
+    uint32_t first = e.nodes + e.outputs + e.implicit_outputs;
+    for (uint32_t i = 0; node && i < e.inputs + e.implicit_inputs + e.order_only; ++i)
+        if (m_.edge_nodes_[first + i] == *node) return Ok{};
+    return lex_.error(fmt::format("dyndep '{}' is not an input", canonical));
+}
+
+Status Parser::FileParse::parse_edge() {
+    Edge e;
+    e.scope = scope_;
+    e.where = StatementRef{file_, static_cast<uint32_t>(file().statements.size())};
+    auto index = static_cast<uint32_t>(m_.edges_.size());
+    Status s = read_edge_line(e);
+    if (s) s = read_edge_bindings(e);
+    if (s) s = resolve_pool(e);
+    if (s) s = add_edge_nodes(e, index);
+    if (!s) return s;
+    m_.edges_.push_back(e);
+    if (s = check_dyndep(m_.edges_.back()); !s) return s;
     end(StatementKind::Build, static_cast<int32_t>(index), {});
     return Ok{};
 }
