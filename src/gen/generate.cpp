@@ -1,19 +1,15 @@
 #include "gen/generate.h"
 
+#include "compile/command.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
+#include "gen/split_edges.h"
 #include "gen/words.h"
 #include "ninja/writer.h"
+#include "split/plan.h"
 
 #include <fmt/format.h>
 #include <optional>
-
-#if __has_include("split/plan.h")
-#include "compile/command.h"
-#include "gen/split_edges.h"
-#include "split/plan.h"
-#define PHC_GEN_HAVE_SPLIT 1
-#endif
 
 namespace phc::gen {
 
@@ -118,7 +114,6 @@ ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     return b;
 }
 
-#ifdef PHC_GEN_HAVE_SPLIT
 /// The plan for one entry when it is split; nullopt when it is left alone (then
 /// a plain edge is written). A compiler that cannot be probed leaves the entry
 /// alone, with a note.
@@ -140,22 +135,18 @@ std::optional<split::Plan> plan_entry(const Entry& e, compile::ProbeCache& probe
     if (!plan->split()) return std::nullopt;
     return std::move(plan).value();
 }
-#endif
 
 /// The build statements for one entry; counts it as split or plain.
 std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions& options,
-                                               [[maybe_unused]] void* probes, Generated& g) {
+                                               compile::ProbeCache& probes, Generated& g) {
     const std::string ninja_dir = dir_of(options.ninja_path);
-#ifdef PHC_GEN_HAVE_SPLIT
-    if (probes) {
-        auto& cache = *static_cast<compile::ProbeCache*>(probes);
-        if (auto plan = plan_entry(e, cache, options, g.notes)) {
+    if (!options.private_dir.empty()) {
+        if (auto plan = plan_entry(e, probes, options, g.notes)) {
             ++g.split;
             return split_edges(*plan, ninja_dir,
                                SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule});
         }
     }
-#endif
     ++g.plain;
     return {plain_edge(e, ninja_dir)};
 }
@@ -167,12 +158,8 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
     auto head = preamble(options);
     if (!head) return head.error();
     g.text = std::move(head).value();
-    void* probes = nullptr;
-#ifdef PHC_GEN_HAVE_SPLIT
-    compile::ProbeCache cache(options.private_dir.empty() ? std::string()
-                                                          : options.private_dir + "/probes.json");
-    if (!options.private_dir.empty()) probes = &cache;
-#endif
+    compile::ProbeCache probes(options.private_dir.empty() ? std::string()
+                                                           : options.private_dir + "/probes.json");
     for (const auto& e : db.entries) {
         ++g.entries;
         for (const auto& b : entry_edges(e, options, probes, g)) {

@@ -6,7 +6,9 @@
 #include "gen/paths.h"
 
 #include <doctest/doctest.h>
+#include <filesystem>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace phc::gen;
@@ -162,4 +164,56 @@ TEST_CASE("gen generate: a path ninja cannot express is an error naming the entr
     REQUIRE_FALSE(g.ok());
     CHECK(g.error().message == "cc.json: error: entry 1: path 'a|b.o' contains '|', which ninja "
                                "cannot express in a path");
+}
+
+TEST_CASE("gen generate: a multi-arch HIP compile becomes device, bundle and host edges") {
+    namespace fs = std::filesystem;
+    fs::path tmp = fs::temp_directory_path() / ("phc_gen_unit_" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    const std::string dir = std::string(PHC_TEST_DATA) + "/gen";
+    Database db;
+    db.entries.push_back(entry(0, dir,
+                               {"clang++-15", "-x", "hip", "--rocm-path=/usr",
+                                "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+                                "--offload-arch=gfx90a", "--offload-arch=gfx906", "-c", "k.hip",
+                                "-o", tmp.string() + "/k.o"},
+                               dir + "/k.hip", tmp.string() + "/k.o"));
+    GenOptions o = options_in(tmp.string(), 1);
+    auto g = generate(db, o);
+    fs::remove_all(tmp);
+    REQUIRE(g.ok());
+    CHECK(g->notes.empty());
+    CHECK(g->split == 1);
+    CHECK(g->plain == 0);
+    CHECK(g->edges == 4);
+    const std::string& t = g->text;
+    // Device edges in the driver's bundle order (sorted), in the pool, with depfiles.
+    auto d906 = t.find("build .phc-ninja/objs/k.o/gfx906.o: phc_device " + dir + "/k.hip\n");
+    auto d90a = t.find("build .phc-ninja/objs/k.o/gfx90a.o: phc_device " + dir + "/k.hip\n");
+    auto bundle = t.find("build .phc-ninja/objs/k.o/bundle.hipfb: phc_run "
+                         ".phc-ninja/objs/k.o/gfx906.o .phc-ninja/objs/k.o/gfx90a.o\n");
+    auto host =
+        t.find("build k.o: phc_compile " + dir + "/k.hip .phc-ninja/objs/k.o/bundle.hipfb\n");
+    REQUIRE(d906 != std::string::npos);
+    REQUIRE(d90a != std::string::npos);
+    REQUIRE(bundle != std::string::npos);
+    REQUIRE(host != std::string::npos);
+    CHECK(d906 < d90a);
+    CHECK(d90a < bundle);
+    CHECK(bundle < host);
+    CHECK(t.find("pool phc_device\n  depth = 1\n") != std::string::npos);
+    CHECK(t.find("  pool = phc_device\n") != std::string::npos);
+    CHECK(t.find("  depfile = .phc-ninja/objs/k.o/gfx906.d\n") != std::string::npos);
+    // The host step had no depfile: it is given one, through the deps log.
+    CHECK(t.find("  depfile = k.o.d\n") != std::string::npos);
+    // Every step of the object carries one and the same CUID.
+    std::size_t count = 0;
+    std::string cuid;
+    for (auto at = t.find("-cuid="); at != std::string::npos; at = t.find("-cuid=", at + 1)) {
+        std::string c = t.substr(at, t.find_first_of(" \n", at) - at);
+        if (cuid.empty()) cuid = c;
+        CHECK(c == cuid);
+        ++count;
+    }
+    CHECK(count == 3);
 }

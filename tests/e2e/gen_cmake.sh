@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# phc-ninja gen on the compilation database CMake exports for samples/cmake-hip
+# (command-string entries, no depfile flags): ninja -f phc.ninja builds the
+# objects at CMake's paths; a split object is byte-identical to the driver's
+# compile with the same CUID; second gen identical; second ninja no work.
+set -euo pipefail
+: "${PHC:?}" "${PHC_SRC:?}" "${PHC_TMP:?}"
+fail() { echo "gen_cmake: FAIL: $*" >&2; exit 1; }
+step() { echo "-- $*"; }
+
+work="$PHC_TMP/gen_cmake"
+rm -rf "$work"
+mkdir -p "$work"
+build="$work/build"
+
+step "configure samples/cmake-hip with an exported database"
+cmake -S "$PHC_SRC/samples/cmake-hip" -B "$build" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  -DPHC_SAMPLE_HEAVY=OFF -DCMAKE_HIP_COMPILER=clang++-15 \
+  -DCMAKE_HIP_FLAGS="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode" \
+  -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >"$work/cmake.log" 2>&1 ||
+  { cat "$work/cmake.log"; fail "cmake configure failed"; }
+db="$build/compile_commands.json"
+nhip=$(jq '[.[] | select(.file | endswith(".hip"))] | length' "$db")
+ncpp=$(jq '[.[] | select(.file | endswith(".cpp"))] | length' "$db")
+[ "$nhip" -ge 2 ] && [ "$ncpp" -ge 1 ] || fail "expected HIP and C++ entries, got $nhip and $ncpp"
+jq -e 'all(.[]; has("command"))' "$db" >/dev/null || fail "expected command-string entries"
+
+step "generate from the build directory"
+cd "$work"
+"$PHC" gen -p "$build" -o "$build/phc.ninja" >gen.out
+cat gen.out
+total=$((nhip + ncpp))
+grep -qx "phc-ninja gen: $build/phc.ninja: $total entries ($nhip split, $ncpp plain), $((nhip * 4 + ncpp)) edges" gen.out ||
+  fail "unexpected summary: $(cat gen.out)"
+cp "$build/phc.ninja" phc.ninja.first
+"$PHC" gen -p "$build" -o "$build/phc.ninja" >gen2.out
+grep -q '(unchanged)$' gen2.out || fail "second gen did not report unchanged"
+cmp -s "$build/phc.ninja" phc.ninja.first || fail "second gen wrote different bytes"
+
+step "ninja -f phc.ninja builds CMake's objects"
+cd "$build"
+ninja -f phc.ninja -j2 >"$work/ninja.log" 2>&1 || { cat "$work/ninja.log"; fail "ninja failed"; }
+mapfile -t outs < <(jq -r '.[].command | capture(" -o (?<o>[^ ]+)").o' "$db")
+for o in "${outs[@]}"; do
+  [ -f "$o" ] || fail "$o was not built"
+done
+ninja -f phc.ninja -n >"$work/ninja2.log" 2>&1
+grep -qx 'ninja: no work to do.' "$work/ninja2.log" || { cat "$work/ninja2.log"; fail "second ninja has work"; }
+
+step "a split object is byte-identical to the driver's"
+obj=$(jq -r '.[] | select(.file | endswith("saxpy.hip")) | .command | capture(" -o (?<o>[^ ]+)").o' "$db")
+cmd=$(jq -r '.[] | select(.file | endswith("saxpy.hip")) | .command' "$db")
+cuid=$(grep -F -- "-o $obj" phc.ninja | grep -o -- '-cuid=[0-9a-zA-Z_]*' | sort -u)
+[ -n "$cuid" ] && [ "$(printf '%s\n' "$cuid" | wc -l)" = 1 ] || fail "no single CUID for $obj: $cuid"
+ref="$work/ref.o"
+eval "${cmd/ -o $obj / -o $ref } $cuid" || fail "driver compile failed"
+cmp "$obj" "$ref" || fail "$obj differs from the driver's object ($cuid)"
+
+cd /
+rm -rf "$work"
+echo "gen_cmake: ok"
