@@ -3,12 +3,21 @@
 #include "device_math.hpp"
 #include "phc_sample.hpp"
 
+// device_tuning.hpp is read only by the device compiles (one per architecture):
+// a change to it rebuilds the device code, the bundle and the host object that
+// embeds it, and nothing else.
+#if defined(__HIP_DEVICE_COMPILE__)
+#include "device_tuning.hpp"
+#else
+#define PHC_DEVICE_SCALE 1.0f
+#endif
+
 namespace phc_sample {
 namespace {
 
 __global__ void saxpy_kernel(float a, const float* x, float* y, size_t n) {
   const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) y[i] = dm::fma_axpy(a, x[i], y[i]);
+  if (i < n) y[i] = dm::fma_axpy(a * PHC_DEVICE_SCALE, x[i], y[i]);
 }
 
 }  // namespace

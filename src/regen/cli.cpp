@@ -1,0 +1,124 @@
+#include "regen/cli.h"
+
+#include "regen/regen.h"
+
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+
+namespace phc::regen {
+
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: phc-ninja regen [-C DIR] [-f FILE] [-o OUT] [--device-jobs N] [--dry-run] [--explain] [--quiet]
+
+Rewrites a configured Ninja build (e.g. after `cmake -G Ninja`) so that every
+multi-architecture HIP compile becomes one device edge per architecture, a
+bundle edge and a host edge. CMake's original is kept as FILE.cmake; when
+CMake re-runs itself, ninja runs regen again.
+
+  -C DIR            the build directory (default: .)
+  -f FILE           the manifest, relative to DIR (default: build.ninja)
+  -o OUT            write the result to OUT instead of rewriting FILE in place
+  --device-jobs N   run at most N device compiles at once (a ninja pool)
+  --dry-run         decide and report, write nothing
+  --explain         list every HIP compile edge with its decision
+  --quiet           print nothing on success
+)";
+
+int usage_error(const std::string& msg) {
+    std::fprintf(stderr, "phc-ninja regen: error: %s (see --help)\n", msg.c_str());
+    return 2;
+}
+
+/// The running binary's absolute path, for the command ninja runs after CMake.
+std::string self_path() {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+void print_decisions(const Summary& s) {
+    for (const auto& d : s.decisions) {
+        if (d.split)
+            std::printf("split       %s  [%s]\n", d.object.c_str(),
+                        fmt::format("{}", fmt::join(d.archs, " ")).c_str());
+        else
+            std::printf("left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
+                        d.text.c_str());
+    }
+}
+
+} // namespace
+
+int cli_main(int argc, char** argv) {
+    Options o;
+    std::string dir = ".";
+    bool explain = false, quiet = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string_view a = argv[i];
+        auto value = [&](std::string& into) {
+            if (i + 1 >= argc) return false;
+            into = argv[++i];
+            return true;
+        };
+        std::string v;
+        if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else if (a == "-C") {
+            if (!value(dir)) return usage_error("-C needs a directory");
+        } else if (a == "-f") {
+            if (!value(o.manifest)) return usage_error("-f needs a file");
+        } else if (a == "-o") {
+            if (!value(o.output)) return usage_error("-o needs a file");
+        } else if (a == "--device-jobs" || a.starts_with("--device-jobs=")) {
+            if (a.starts_with("--device-jobs="))
+                v = a.substr(14);
+            else if (!value(v))
+                return usage_error("--device-jobs needs a number");
+            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), o.device_jobs);
+            if (ec != std::errc() || p != v.data() + v.size() || o.device_jobs < 1)
+                return usage_error(fmt::format("--device-jobs: '{}' is not a positive number", v));
+        } else if (a == "--dry-run" || a == "-n") {
+            o.dry_run = true;
+        } else if (a == "--explain") {
+            explain = true;
+        } else if (a == "--quiet" || a == "-q") {
+            quiet = true;
+        } else {
+            return usage_error(fmt::format("unknown argument '{}'", a));
+        }
+    }
+    std::error_code ec;
+    if (!o.output.empty()) o.output = std::filesystem::absolute(o.output, ec).string();
+    if (::chdir(dir.c_str()) != 0) {
+        std::fprintf(stderr, "phc-ninja regen: error: %s: %s\n", dir.c_str(), std::strerror(errno));
+        return 1;
+    }
+    o.build_dir = std::filesystem::current_path(ec).string();
+    o.self = self_path();
+    auto r = run(o);
+    if (!r) {
+        std::fprintf(stderr, "%s\n", r.error().text().c_str());
+        return 1;
+    }
+    if (explain) print_decisions(*r);
+    if (o.dry_run)
+        for (const auto& d : r->decisions)
+            if (d.split && !explain)
+                std::printf("would split %s into %zu device edges [%s]\n", d.object.c_str(),
+                            d.archs.size(), fmt::format("{}", fmt::join(d.archs, " ")).c_str());
+    if (!quiet || o.dry_run) std::printf("%s\n", summary_line(*r, o.dry_run).c_str());
+    return 0;
+}
+
+} // namespace phc::regen

@@ -1,0 +1,134 @@
+#include "regen/edges.h"
+
+#include "compile/analysis.h"
+
+#include <fmt/format.h>
+
+namespace phc::regen {
+
+namespace {
+
+std::vector<std::string> strings(const std::vector<std::string_view>& v) {
+    return {v.begin(), v.end()};
+}
+
+ninja::Binding var(std::string name, std::string value) {
+    return ninja::Binding{std::move(name), std::move(value), false};
+}
+
+ninja::Binding literal(std::string name, std::string value) {
+    return ninja::Binding{std::move(name), std::move(value), true};
+}
+
+/// A step's path (relative to the step's working directory) as a ninja path.
+std::string in_build_dir(const split::Step& s, const std::string& path) {
+    return compile::join_path(s.cwd, path);
+}
+
+std::string unused_name(const ninja::Manifest& m, const std::string& base, bool pool) {
+    std::string name = base;
+    for (int i = 2; pool ? m.find_pool(name) != nullptr : m.find_rule(name) != nullptr; ++i)
+        name = fmt::format("{}_{}", base, i);
+    return name;
+}
+
+} // namespace
+
+Names unique_names(const ninja::Manifest& m) {
+    Names n;
+    n.device = unused_name(m, n.device, false);
+    n.bundle = unused_name(m, n.bundle, false);
+    n.host = unused_name(m, n.host, false);
+    n.pool = unused_name(m, n.pool, true);
+    return n;
+}
+
+std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs) {
+    std::vector<ninja::NewStatement> out;
+    if (device_jobs > 0) out.push_back(ninja::PoolStatement{names.pool, device_jobs});
+    out.push_back(ninja::RuleStatement{names.device,
+                                       {var("command", "$PHC_COMMAND"),
+                                        var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
+                                        var("depfile", "$PHC_DEPFILE"), var("deps", "gcc")}});
+    out.push_back(ninja::RuleStatement{
+        names.bundle,
+        {var("command", "$PHC_COMMAND"), var("description", "HIP bundle $PHC_OBJECT")}});
+    out.push_back(ninja::RuleStatement{
+        names.host,
+        {var("command", "$PHC_COMMAND"), var("description", "HIP host $PHC_OBJECT"),
+         var("depfile", "$PHC_DEPFILE"), var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT")}});
+    return out;
+}
+
+Result<Carry> carry_of(const ninja::EdgeRef& edge) {
+    Carry c;
+    c.outputs = strings(edge.outputs());
+    c.implicit_outputs = strings(edge.implicit_outputs());
+    c.inputs = strings(edge.inputs());
+    c.implicit = strings(edge.implicit_inputs());
+    c.order_only = strings(edge.order_only());
+    c.validations = strings(edge.validations());
+    for (auto [field, name] :
+         {std::pair{&c.deps, "deps"}, {&c.restat, "restat"}, {&c.pool, "pool"}}) {
+        auto v = edge.evaluate(name);
+        if (!v) return v.error();
+        *field = std::move(*v);
+    }
+    auto depfile = edge.evaluate_unescaped("depfile");
+    if (!depfile) return depfile.error();
+    c.depfile = std::move(*depfile);
+    return c;
+}
+
+std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
+                                             const Names& names, bool device_pool) {
+    std::vector<ninja::NewStatement> out;
+    const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
+    std::vector<std::string> device_objects;
+    for (const split::Step& s : plan.steps) {
+        ninja::BuildStatement b;
+        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+        b.bindings.push_back(literal("PHC_OBJECT", object));
+        switch (s.kind) {
+        case split::StepKind::Device:
+            b.rule = names.device;
+            for (const auto& o : s.outputs)
+                b.outputs.push_back(in_build_dir(s, o));
+            device_objects.insert(device_objects.end(), b.outputs.begin(), b.outputs.end());
+            b.inputs = carry.inputs;
+            b.implicit = carry.implicit;
+            b.order_only = carry.order_only;
+            b.bindings.push_back(literal("PHC_ARCH", s.arch));
+            b.bindings.push_back(literal("PHC_DEPFILE", in_build_dir(s, s.depfile)));
+            if (device_pool)
+                b.bindings.push_back(var("pool", names.pool));
+            else if (!carry.pool.empty())
+                b.bindings.push_back(var("pool", carry.pool));
+            break;
+        case split::StepKind::Bundle:
+            b.rule = names.bundle;
+            for (const auto& o : s.outputs)
+                b.outputs.push_back(in_build_dir(s, o));
+            b.inputs = device_objects;
+            break;
+        case split::StepKind::Host:
+            b.rule = names.host;
+            b.outputs = carry.outputs;
+            b.implicit_outputs = carry.implicit_outputs;
+            b.inputs = carry.inputs;
+            b.implicit = carry.implicit;
+            b.implicit.push_back(compile::join_path(plan.analysis.command.cwd, plan.bundle));
+            b.order_only = carry.order_only;
+            b.validations = carry.validations;
+            if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
+            if (!carry.deps.empty()) b.bindings.push_back(literal("PHC_DEPS", carry.deps));
+            if (!carry.restat.empty()) b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
+            if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
+            break;
+        }
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+} // namespace phc::regen

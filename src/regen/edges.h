@@ -1,0 +1,47 @@
+// A split plan as ninja statements: the rules and pool regen adds once, and the
+// device, bundle and host edges that replace one compile edge.
+#pragma once
+
+#include "ninja/manifest.h"
+#include "ninja/statements.h"
+#include "split/plan.h"
+#include "util/error.h"
+
+#include <string>
+#include <vector>
+
+namespace phc::regen {
+
+/// Names of what regen adds to a manifest (chosen so they do not clash).
+struct Names {
+    std::string device = "PHC_HIP_DEVICE";
+    std::string bundle = "PHC_HIP_BUNDLE";
+    std::string host = "PHC_HIP_HOST";
+    std::string pool = "phc_hip_device";
+};
+
+/// Picks names that no rule or pool of `m` already uses.
+Names unique_names(const ninja::Manifest& m);
+
+/// The rules (and, when device_jobs > 0, the device pool) the split edges use.
+std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs);
+
+/// What an original compile edge passes on to the edges that replace it.
+struct Carry {
+    std::vector<std::string> outputs, implicit_outputs;
+    std::vector<std::string> inputs, implicit, order_only, validations;
+    std::string pool;    ///< the edge's pool name, "" for none
+    std::string deps;    ///< evaluated `deps`
+    std::string depfile; ///< evaluated `depfile` (unescaped)
+    std::string restat;  ///< evaluated `restat`
+};
+
+/// Reads the carry-over of an edge (evaluating its rule's bindings).
+Result<Carry> carry_of(const ninja::EdgeRef& edge);
+
+/// The device, bundle and host edges for `plan`, replacing the edge `carry`
+/// came from. Device edges go to the device pool when `device_pool`.
+std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
+                                             const Names& names, bool device_pool);
+
+} // namespace phc::regen

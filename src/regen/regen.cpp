@@ -1,0 +1,244 @@
+#include "regen/regen.h"
+
+#include "compile/analysis.h"
+#include "compile/probe.h"
+#include "compile/shell.h"
+#include "ninja/manifest.h"
+#include "regen/edges.h"
+#include "regen/original.h"
+#include "split/plan.h"
+#include "util/file.h"
+
+#include <fmt/format.h>
+#include <set>
+
+namespace phc::regen {
+
+namespace {
+
+constexpr const char* kProbeCache = ".phc-ninja/probes.json";
+
+/// Cheap test that a command may be a HIP compile worth analysing.
+bool looks_like_hip(std::string_view cmd) {
+    for (std::string_view needle :
+         {"offload-arch", "cuda-gpu-arch", "hipcc", "-x hip", "-xhip", ".hip ", ".hip'", ".hip\""})
+        if (cmd.find(needle) != std::string_view::npos) return true;
+    return cmd.ends_with(".hip");
+}
+
+bool is_generator(const ninja::EdgeRef& e) {
+    auto g = e.evaluate("generator");
+    return g && !g->empty();
+}
+
+/// The statements that go first in the rewritten top file.
+std::string marker_text(const std::string& original) {
+    return fmt::format("{}multi-arch HIP compiles of {} split per architecture.\n"
+                       "# Generated; edit the original or re-run cmake, not this file.\n\n",
+                       kMarker, original);
+}
+
+/// The generator edge again, with a command that re-runs regen after it.
+ninja::BuildStatement hooked_generator(const ninja::EdgeRef& e, const std::string& command,
+                                       const Options& o) {
+    ninja::BuildStatement b;
+    auto strings = [](const std::vector<std::string_view>& v) {
+        return std::vector<std::string>(v.begin(), v.end());
+    };
+    b.outputs = strings(e.outputs());
+    b.implicit_outputs = strings(e.implicit_outputs());
+    b.rule = std::string(e.rule().name);
+    b.inputs = strings(e.inputs());
+    b.implicit = strings(e.implicit_inputs());
+    b.order_only = strings(e.order_only());
+    b.validations = strings(e.validations());
+    for (const auto& eb : e.bindings())
+        if (eb.name != "command")
+            b.bindings.push_back({std::string(eb.name), std::string(eb.source), false});
+    std::string again =
+        compile::quote_word(o.self) + " regen -C " + compile::quote_word(o.build_dir);
+    if (o.manifest != "build.ninja") again += " -f " + compile::quote_word(o.manifest);
+    if (o.device_jobs > 0) again += fmt::format(" --device-jobs {}", o.device_jobs);
+    b.bindings.push_back({"command", command + " && " + again + " --quiet", true});
+    return b;
+}
+
+/// Files that must be rewritten: the edited ones and every file including them.
+std::set<uint32_t> files_to_write(const ninja::Manifest& m) {
+    std::set<uint32_t> out{0};
+    for (uint32_t f = 1; f < m.files().size(); ++f) {
+        if (!m.edited(f)) continue;
+        for (int32_t g = static_cast<int32_t>(f); g > 0; g = m.files()[g].parent)
+            out.insert(static_cast<uint32_t>(g));
+    }
+    return out;
+}
+
+/// Points include/subninja statements at the rewritten copies of included files.
+Status redirect_includes(ninja::Manifest& m, const std::set<uint32_t>& rewrite) {
+    for (uint32_t f : rewrite) {
+        const auto& stmts = m.files()[f].statements;
+        for (uint32_t i = 0; i < stmts.size(); ++i) {
+            const auto& s = stmts[i];
+            bool inc = s.kind == ninja::StatementKind::Include;
+            if ((!inc && s.kind != ninja::StatementKind::Subninja) || s.target <= 0) continue;
+            if (!rewrite.count(static_cast<uint32_t>(s.target))) continue;
+            std::string path = m.files()[s.target].path + ".phc";
+            if (auto st = m.replace({f, i}, {ninja::IncludeStatement{path, !inc}}); !st) return st;
+        }
+    }
+    return Ok{};
+}
+
+/// Writes `text` to `path` unless it already holds exactly that.
+Status write_if_changed(const std::string& path, const std::string& text, Summary& sum, bool dry) {
+    auto old = util::read_file(path);
+    if (old && *old == text) {
+        sum.unchanged.push_back(path);
+        return Ok{};
+    }
+    sum.written.push_back(path);
+    if (dry) return Ok{};
+    return util::write_file_atomic(path, text);
+}
+
+Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, const std::string& what) {
+    const auto& file = m.files()[e.statement().file];
+    return make_error(
+        fmt::format("{}:{}: error: {}", file.path, m.statement(e.statement()).line, what));
+}
+
+} // namespace
+
+Result<Summary> run(const Options& opts) {
+    auto src = locate_original(opts.manifest);
+    if (!src) return src.error();
+    auto loaded = ninja::load_manifest(src->path);
+    if (!loaded) return loaded.error();
+    ninja::Manifest& m = *loaded;
+    const bool in_place = opts.output.empty() || opts.output == opts.manifest;
+
+    Names names = unique_names(m);
+    compile::ProbeCache probes(opts.dry_run ? std::string() : std::string(kProbeCache));
+    if (!opts.dry_run) {
+        if (auto st = util::make_dirs(".phc-ninja"); !st) return st.error();
+    }
+    Summary sum;
+    std::optional<uint32_t> generator;
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        ninja::EdgeRef e = m.edge(i);
+        if (e.is_phony()) continue;
+        if (is_generator(e)) {
+            for (auto out : e.outputs())
+                if (out == opts.manifest) generator = static_cast<uint32_t>(i);
+            continue;
+        }
+        auto cmd = e.evaluate("command");
+        if (!cmd) return edge_error(m, e, cmd.error().message);
+        if (!looks_like_hip(*cmd)) {
+            ++sum.other_edges;
+            continue;
+        }
+        compile::AnalyzeInput in;
+        auto rsp = e.evaluate_unescaped("rspfile");
+        if (rsp && !rsp->empty()) {
+            in.rspfile = *rsp;
+            auto content = e.evaluate("rspfile_content");
+            if (content) in.rspfile_content = *content;
+        }
+        EdgeDecision d;
+        d.object = e.outputs().empty() ? std::string() : std::string(e.outputs()[0]);
+        compile::Analysis a = compile::analyze_string(*cmd, in);
+        if (a.decision.split() && !in.rspfile.empty()) {
+            d.code = "ninja-rspfile";
+            d.text = "the command reads a ninja rspfile, which parallel edges cannot share";
+        } else if (!a.decision.split()) {
+            d.code = std::string(compile::reason_code(a.decision.reason));
+            d.text = a.decision.text;
+        } else {
+            auto plan =
+                split::plan(std::move(a), probes, {.private_dir = {}, .device_depfiles = true});
+            if (!plan) return edge_error(m, e, plan.error().message);
+            d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
+            d.text = plan->analysis.decision.text;
+            if (plan->split()) {
+                auto carry = carry_of(e);
+                if (!carry) return edge_error(m, e, carry.error().message);
+                auto stmts = split_edges(*plan, *carry, names, opts.device_jobs > 0);
+                if (auto st = m.replace(e.statement(), stmts); !st)
+                    return edge_error(m, e, st.error().message);
+                d.split = true;
+                for (const auto& s : plan->steps)
+                    if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+                ++sum.objects_split;
+                sum.device_edges += d.archs.size();
+            }
+        }
+        if (!d.split) ++sum.left[d.code];
+        sum.decisions.push_back(std::move(d));
+    }
+    sum.probes_run = probes.probes_run();
+
+    const std::string origin = in_place ? original_path(opts.manifest) : src->path;
+    std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
+    if (sum.objects_split > 0) {
+        for (auto& r : split_rules(names, opts.device_jobs)) {
+            head.push_back(std::move(r));
+            head.push_back(ninja::RawStatement{"\n"});
+        }
+    }
+    if (in_place && generator && !opts.self.empty()) {
+        ninja::EdgeRef g = m.edge(*generator);
+        auto cmd = g.evaluate("command");
+        if (!cmd) return edge_error(m, g, cmd.error().message);
+        if (auto st = m.replace(g.statement(), {hooked_generator(g, *cmd, opts)}); !st)
+            return edge_error(m, g, st.error().message);
+        sum.hooked = true;
+    }
+    Status placed =
+        m.files()[0].statements.empty() ? m.append(0, head) : m.insert_before({0, 0}, head);
+    if (!placed) return placed.error();
+
+    std::set<uint32_t> rewrite = files_to_write(m);
+    if (auto st = redirect_includes(m, rewrite); !st) return st.error();
+    // Included files first, then CMake's original, then the top file: an
+    // interruption leaves the old top file, which still names the old files.
+    for (uint32_t f : rewrite) {
+        if (f == 0) continue;
+        const std::string path = m.files()[f].path + ".phc";
+        if (auto st = write_if_changed(path, m.write_file(f), sum, opts.dry_run); !st)
+            return st.error();
+    }
+    if (in_place && src->needs_save) {
+        if (auto st = write_if_changed(original_path(opts.manifest), src->text, sum, opts.dry_run);
+            !st)
+            return st.error();
+    }
+    const std::string target = in_place ? opts.manifest : opts.output;
+    if (auto st = write_if_changed(target, m.write_file(0), sum, opts.dry_run); !st)
+        return st.error();
+    return sum;
+}
+
+std::string summary_line(const Summary& s, bool dry_run) {
+    std::string left;
+    size_t n_left = 0;
+    for (const auto& [code, n] : s.left) {
+        left += fmt::format("{}{}: {}", left.empty() ? "" : ", ", code, n);
+        n_left += n;
+    }
+    std::string line =
+        fmt::format("phc-ninja regen: {} {} objects into {} device edges",
+                    dry_run ? "would split" : "split", s.objects_split, s.device_edges);
+    if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
+    line += fmt::format("; {} other edges; {} compiler probe{}", s.other_edges, s.probes_run,
+                        s.probes_run == 1 ? "" : "s");
+    if (!s.written.empty())
+        line +=
+            fmt::format("; {} {}", dry_run ? "would write" : "wrote", fmt::join(s.written, ", "));
+    else
+        line += "; up to date";
+    return line;
+}
+
+} // namespace phc::regen

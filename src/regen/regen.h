@@ -1,0 +1,54 @@
+// `phc-ninja regen`: rewrite a configured Ninja build so that every multi-arch
+// HIP compile becomes device, bundle and host edges that ninja schedules itself.
+#pragma once
+
+#include "util/error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace phc::regen {
+
+/// What the user asked for. Paths are relative to the build directory, which
+/// must be the current directory when run() is called (ninja's convention).
+struct Options {
+    std::string manifest = "build.ninja"; ///< the manifest to rewrite (-f)
+    std::string output;                   ///< write here instead of in place (-o); "" = in place
+    int device_jobs = 0;                  ///< >0: device edges share a pool of this depth
+    bool dry_run = false;                 ///< decide and report, write nothing
+    std::string self;                     ///< absolute path of phc-ninja, for the re-run hook
+    std::string build_dir;                ///< absolute build directory, for the re-run hook
+};
+
+/// The decision for one edge whose command looks like a HIP compile.
+struct EdgeDecision {
+    std::string object; ///< the edge's first output
+    bool split = false;
+    std::string code;               ///< reason code ("split", "single-arch", ...)
+    std::string text;               ///< human explanation
+    std::vector<std::string> archs; ///< architectures, bundle order, when split
+};
+
+/// What a run did.
+struct Summary {
+    size_t objects_split = 0;
+    size_t device_edges = 0;
+    size_t other_edges = 0;             ///< edges that are not HIP compiles
+    std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
+    size_t probes_run = 0;
+    bool hooked = false;                 ///< the generator edge re-runs regen
+    std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
+    std::vector<std::string> written;    ///< files written (or that would be, on dry run)
+    std::vector<std::string> unchanged;  ///< files whose bytes were already right
+};
+
+/// Loads the manifest (from CMake's saved original when build.ninja was already
+/// rewritten), plans every edge and writes the result atomically. Nothing is
+/// written when any step fails.
+Result<Summary> run(const Options& opts);
+
+/// The one-line summary regen prints.
+std::string summary_line(const Summary& s, bool dry_run);
+
+} // namespace phc::regen
