@@ -1,6 +1,8 @@
 #include "regen/edges.h"
 
 #include "compile/analysis.h"
+#include "ninja/writer.h"
+#include "util/hash.h"
 
 #include <fmt/format.h>
 
@@ -30,6 +32,52 @@ std::string unused_name(const ninja::Manifest& m, const std::string& base, bool 
     for (int i = 2; pool ? m.find_pool(name) != nullptr : m.find_rule(name) != nullptr; ++i)
         name = fmt::format("{}_{}", base, i);
     return name;
+}
+
+/// Replaces every occurrence of `from` in `s` with `to`.
+std::string replace_all(std::string s, std::string_view from, std::string_view to) {
+    if (from.empty()) return s;
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+/// What ninja makes of `tmpl` on an edge binding PHC_ARCH and PHC_SAFE.
+std::string instantiate(const std::string& tmpl, const split::Step& s) {
+    return replace_all(replace_all(tmpl, "$PHC_SAFE", split::safe_arch(s.arch)), "$PHC_ARCH",
+                       s.arch);
+}
+
+/// One ninja value that evaluates to every device step's command when an edge
+/// binds PHC_ARCH and PHC_SAFE to its architecture: the first step's command
+/// with its architecture replaced, checked against every step. Empty when no
+/// such template reproduces all of them exactly.
+std::string device_template(const std::vector<const split::Step*>& steps,
+                            std::string (*text)(const split::Step&)) {
+    const split::Step& first = *steps.front();
+    std::string escaped = ninja::escape_value(text(first));
+    if (escaped.find("$PHC_") != std::string::npos) return {};
+    // File names carry the safe spelling of the architecture ("<arch>.o",
+    // "<arch>.d"), options the real one; try the plain replacement, then that.
+    std::string safe = split::safe_arch(first.arch);
+    std::string plain = replace_all(escaped, safe, safe == first.arch ? "$PHC_ARCH" : "$PHC_SAFE");
+    plain = replace_all(plain, first.arch, "$PHC_ARCH");
+    std::string named = replace_all(escaped, safe + ".", "$PHC_SAFE.");
+    named = replace_all(named, first.arch, "$PHC_ARCH");
+    for (const std::string& tmpl : {plain, named}) {
+        bool fits = true;
+        for (const split::Step* s : steps)
+            fits = fits && instantiate(tmpl, *s) == ninja::escape_value(text(*s));
+        if (fits) return tmpl;
+    }
+    return {};
+}
+
+std::string step_command(const split::Step& s) {
+    return s.shell();
+}
+std::string step_depfile(const split::Step& s) {
+    return compile::join_path(s.cwd, s.depfile);
 }
 
 } // namespace
@@ -84,14 +132,38 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
                                              const Names& names, bool device_pool) {
     std::vector<ninja::NewStatement> out;
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
+    std::vector<const split::Step*> devices;
+    for (const split::Step& s : plan.steps)
+        if (s.kind == split::StepKind::Device) devices.push_back(&s);
+
+    // One rule for all device edges of this object when one command template
+    // fits them all: each device edge then only names its architecture.
+    std::string command = devices.empty() ? "" : device_template(devices, step_command);
+    std::string depfile = command.empty() ? "" : device_template(devices, step_depfile);
+    std::string device_rule;
+    if (!command.empty() && !depfile.empty()) {
+        device_rule = names.device + "_" + util::Hasher().add(object).hex64();
+        ninja::RuleStatement r{device_rule,
+                               {var("command", command),
+                                var("description", "HIP $PHC_ARCH " + ninja::escape_value(object)),
+                                var("depfile", depfile), var("deps", "gcc")}};
+        if (device_pool) r.bindings.push_back(var("pool", names.pool));
+        out.push_back(std::move(r));
+    }
+    const bool uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
+                           depfile.find("$PHC_SAFE") != std::string::npos;
+
     std::vector<std::string> device_objects;
     for (const split::Step& s : plan.steps) {
         ninja::BuildStatement b;
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-        b.bindings.push_back(literal("PHC_OBJECT", object));
+        const bool templated = s.kind == split::StepKind::Device && !device_rule.empty();
+        if (!templated) {
+            b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+            b.bindings.push_back(literal("PHC_OBJECT", object));
+        }
         switch (s.kind) {
         case split::StepKind::Device:
-            b.rule = names.device;
+            b.rule = templated ? device_rule : names.device;
             for (const auto& o : s.outputs)
                 b.outputs.push_back(in_build_dir(s, o));
             device_objects.insert(device_objects.end(), b.outputs.begin(), b.outputs.end());
@@ -99,6 +171,12 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             b.implicit = carry.implicit;
             b.order_only = carry.order_only;
             b.bindings.push_back(literal("PHC_ARCH", s.arch));
+            if (templated) {
+                if (uses_safe) b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
+                if (!device_pool && !carry.pool.empty())
+                    b.bindings.push_back(var("pool", carry.pool));
+                break;
+            }
             b.bindings.push_back(literal("PHC_DEPFILE", in_build_dir(s, s.depfile)));
             if (device_pool)
                 b.bindings.push_back(var("pool", names.pool));
