@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# phc-ninja regen on hand-written (non-CMake) manifests: edges in included
+# files, --dry-run, -o, --device-jobs, --explain, and bad input that must leave
+# build.ninja untouched.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+dir=$(suite_dir regen_manifest)
+cd "$dir"
+cat >k.hip <<'K'
+#include <hip/hip_runtime.h>
+__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }
+K
+cat >rules.ninja <<'R'
+rule hipcc
+  command = clang++-15 $flags -x hip -c $in -o $out -MD -MF $out.d
+  depfile = $out.d
+  deps = gcc
+  description = CC $out
+R
+cat >objs.ninja <<R
+build out/k.o: hipcc k.hip
+  flags = $HIP_FLAGS_DEFAULT --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx90a
+build out/one.o: hipcc k.hip
+  flags = $HIP_FLAGS_DEFAULT --offload-arch=gfx906
+R
+cat >build.ninja <<'R'
+include rules.ninja
+include objs.ninja
+build all: phony out/k.o out/one.o
+default all
+R
+cp build.ninja orig.ninja
+cp objs.ninja orig-objs.ninja
+
+# --dry-run writes nothing.
+"$PHC" regen --dry-run >dry.out
+grep -q "would split out/k.o into 2 device edges \[gfx906 gfx90a\]" dry.out || fail "dry run: $(cat dry.out)"
+cmp -s build.ninja orig.ninja || fail "--dry-run changed build.ninja"
+[ ! -e objs.ninja.phc ] && [ ! -e build.ninja.cmake ] || fail "--dry-run wrote files"
+pass "--dry-run reports and writes nothing"
+
+# -o writes elsewhere and leaves the manifest alone.
+"$PHC" regen -o other.ninja --quiet
+cmp -s build.ninja orig.ninja || fail "-o changed build.ninja"
+[ -s other.ninja ] && [ -s objs.ninja.phc ] || fail "-o did not write other.ninja and objs.ninja.phc"
+grep -q "^include objs.ninja.phc" other.ninja || fail "other.ninja does not include the rewritten objs.ninja"
+pass "-o writes elsewhere"
+
+# In place, with an edge in an included file, a device pool and --explain.
+"$PHC" regen --device-jobs 1 --explain >explain.out
+grep -q "^split       out/k.o  \[gfx906 gfx90a\]" explain.out || fail "explain: $(cat explain.out)"
+grep -q "^left alone  out/one.o  single-arch: " explain.out || fail "explain: $(cat explain.out)"
+cmp -s build.ninja.cmake orig.ninja || fail "CMake's original not kept verbatim"
+grep -q "^pool phc_hip_device" build.ninja || fail "no device pool"
+grep -q "^  pool = phc_hip_device" objs.ninja.phc || fail "device edges not in the pool"
+cmp -s objs.ninja orig-objs.ninja || fail "the included original was modified"
+ninja >build.out || fail "build failed: $(cat build.out)"
+ninja -n | grep -q "no work to do" || fail "second ninja has work"
+cuid=$(grep -o -- "-cuid=[0-9a-f]*" objs.ninja.phc | head -n 1)
+clang++-15 $HIP_FLAGS_DEFAULT --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx90a \
+  -x hip -c k.hip -o ref.o "$cuid"
+cmp -s ref.o out/k.o || fail "out/k.o differs from the driver's compile with $cuid"
+pass "an edge in an included file is split, pooled, built, byte-identical"
+
+# Bad input leaves every file as it was: a manifest ninja rejects...
+cp build.ninja split.ninja
+printf 'build x: nosuchrule y\n' >>objs.ninja
+cp build.ninja.cmake build.ninja  # as if CMake had just written it
+if "$PHC" regen 2>err.out; then fail "regen accepted an unknown rule"; fi
+expect_eq "error text" "objs.ninja:5:10: error: unknown build rule 'nosuchrule'" "$(head -n 1 err.out)"
+cmp -s build.ninja orig.ninja || fail "a rejected manifest changed build.ninja"
+pass "a manifest ninja rejects: file:line:col error, nothing written"
+
+# ... and a compiler that cannot be probed.
+sed -i '$d' objs.ninja
+sed -i 's/clang++-15/\/nonexistent\/clang++-15/' rules.ninja
+if "$PHC" regen 2>err.out; then fail "regen accepted a missing compiler"; fi
+grep -q "objs.ninja:1: error: .*nonexistent/clang++-15" err.out || fail "error text: $(cat err.out)"
+cmp -s build.ninja orig.ninja || fail "an unprobeable compiler changed build.ninja"
+pass "a compiler that cannot be probed: clear error, nothing written"
+
+# Unknown flags.
+if "$PHC" regen --bogus 2>err.out; then fail "--bogus accepted"; fi
+expect_eq "usage error" "phc-ninja regen: error: unknown argument '--bogus' (see --help)" "$(cat err.out)"
+pass "unknown flags are usage errors"
