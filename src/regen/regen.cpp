@@ -102,7 +102,8 @@ Status write_if_changed(const std::string& path, const std::string& text, Summar
     return util::write_file_atomic(path, text);
 }
 
-Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, const std::string& what) {
+Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_view what) {
+    if (what.starts_with("error: ")) what.remove_prefix(7);
     const auto& file = m.files()[e.statement().file];
     return make_error(
         fmt::format("{}:{}: error: {}", file.path, m.statement(e.statement()).line, what));
