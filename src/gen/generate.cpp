@@ -151,6 +151,24 @@ std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions&
     return {plain_edge(e, ninja_dir)};
 }
 
+/// A note when entries run in another directory than the ninja file's: their
+/// depfiles spell headers relative to that directory, ninja reads them
+/// relative to its own, and a header it cannot find makes the edge dirty.
+std::string elsewhere_note(const Database& db, const std::string& ninja_dir) {
+    std::size_t count = 0;
+    const Entry* first = nullptr;
+    for (const auto& e : db.entries) {
+        if (e.directory == ninja_dir) continue;
+        if (!first) first = &e;
+        ++count;
+    }
+    if (!first) return {};
+    return fmt::format("{} of {} entries run in another directory than the ninja file (entry {} "
+                       "in {}): relative header paths in their depfiles will not match, and "
+                       "ninja may rebuild them every time; write the ninja file there instead",
+                       count, db.entries.size(), first->index, first->directory);
+}
+
 } // namespace
 
 Result<Generated> generate(const Database& db, const GenOptions& options) {
@@ -171,6 +189,8 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
             ++g.edges;
         }
     }
+    if (auto note = elsewhere_note(db, dir_of(options.ninja_path)); !note.empty())
+        g.notes.push_back(note);
     return g;
 }
 
