@@ -97,16 +97,16 @@ SRC
 for sig in INT TERM; do
   rm -f launcher.pid
   set +e
-  $POOL -j3 --pidfile launcher.pid -- "$L" clang++-15 "${FLAGS[@]}" -c slow.hip -o slow.o \
+  $POOL -j3 --pidfile launcher.pid -- "$L" clang++-15 "${FLAGS[@]}" -c "$W/slow.hip" -o slow.o \
     >sig.out 2>sig.err &
   pool=$!
   set -e
   # Wait until the device compiles are running (each has its own process group).
-  for _ in $(seq 100); do
-    [ "$(pgrep -f "cc1.*slow.hip" | wc -l)" -ge 2 ] && break
+  for _ in $(seq 300); do
+    [ "$(pgrep -f "cc1.*$W/slow.hip" | wc -l)" -ge 2 ] && break
     sleep 0.1
   done
-  [ "$(pgrep -f "cc1.*slow.hip" | wc -l)" -ge 2 ] || fail "device compiles did not start"
+  [ "$(pgrep -f "cc1.*$W/slow.hip" | wc -l)" -ge 2 ] || fail "device compiles did not start"
   kill -"$sig" "$(cat launcher.pid)"
   set +e
   wait "$pool"
@@ -116,8 +116,8 @@ for sig in INT TERM; do
   grep -q "command died of signal $signum" sig.err || { cat sig.err; fail "launcher did not die of SIG$sig (rc $rc)"; }
   grep -q "all 2 tokens back" sig.err || { cat sig.err; fail "tokens lost after SIG$sig"; }
   sleep 0.2
-  if pgrep -f "slow.hip" >/dev/null; then
-    pgrep -af "slow.hip" >&2
+  if pgrep -f "$W/slow.hip" >/dev/null; then
+    pgrep -af "$W/slow.hip" >&2
     fail "compiler processes left running after SIG$sig"
   fi
   [ ! -e slow.o ] || fail "partial slow.o left after SIG$sig"
