@@ -74,7 +74,8 @@ public:
     /// `path` is the JSON file to load and update; "" keeps the cache in memory only.
     explicit ProbeCache(std::string path = {});
 
-    /// The cached result for `req`, probing the compiler when there is none.
+    /// The cached result for `req`, probing the compiler when there is none. A failed
+    /// probe is remembered for this cache's lifetime (not on disk) and not re-run.
     Result<ProbeResult> get(const ProbeRequest& req);
 
     /// How many times this cache ran the compiler.
@@ -87,6 +88,7 @@ private:
     std::string path_;
     bool loaded_ = false;
     std::map<std::string, ProbeResult> entries_;
+    std::map<std::string, Error> failures_; ///< failed probes, remembered in memory only
     size_t probes_run_ = 0;
 };
 

@@ -94,9 +94,13 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     auto key = probe_key(req);
     if (!key) return key.error();
     if (auto it = entries_.find(*key); it != entries_.end()) return it->second;
+    if (auto it = failures_.find(*key); it != failures_.end()) return it->second;
     ++probes_run_;
     auto r = run_probe(req);
-    if (!r) return r;
+    if (!r) {
+        failures_.emplace(*key, r.error());
+        return r;
+    }
     entries_[*key] = *r;
     if (auto s = save(*key, *r); !s) return s.error();
     return r;

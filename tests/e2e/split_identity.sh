@@ -46,9 +46,13 @@ check() {
     local plan="$work/$name.plan.sh"
     "$PHC" explain -C "$work" -- "$cmd" > "$plan" || fail "$name: explain failed"
     grep -q '^# decision: split$' "$plan" || { cat "$plan" >&2; fail "$name: not split"; }
-    local cuid
+    local cuid ref_cuid=""
     cuid=$(sed -n 's/^# cuid: //p' "$plan")
-    [ -n "$cuid" ] || fail "$name: no cuid in the plan"
+    case "$flags" in
+      *-fuse-cuid=none*) [ -z "$cuid" ] || fail "$name: -fuse-cuid=none but the plan has a cuid" ;;
+      *-cuid=*) ;; # the command's own -cuid is the reference's too
+      *) [ -n "$cuid" ] || fail "$name: no cuid in the plan"; ref_cuid=" -cuid=$cuid" ;;
+    esac
     (cd "$work" && sh -e "$plan") || { cat "$plan" >&2; fail "$name: the planned steps failed"; }
     local b="$work/b 1"
     [ -f "$b/$obj" ] || fail "$name: the plan wrote no object"
@@ -57,7 +61,7 @@ check() {
         grep -q 'scale.h' "$d" || fail "$name: device depfile $d does not list scale.h"
     done
     mv "$b/$obj" "$b/$obj.split"
-    (cd "$work" && sh -e -c "$cmd -cuid=$cuid") || fail "$name: the reference compile failed"
+    (cd "$work" && sh -e -c "$cmd$ref_cuid") || fail "$name: the reference compile failed"
     cmp "$b/$obj" "$b/$obj.split" || fail "$name: split object differs from the driver's"
     cases=$((cases + 1))
     echo "ok $name: $(grep -c -- '--offload-device-only' "$plan") device steps, identical"
@@ -69,4 +73,6 @@ check c15_targetid   clang++-15 -O2 --offload-arch=gfx90a:xnack+ --offload-arch=
 check hipcc_two      hipcc -O3 -DSCALE=2 --offload-arch=gfx1030 --offload-arch=gfx906
 check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
 check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
+check c19_owncuid     "$CLANG19" -O1 -cuid=0123abcd --offload-arch=gfx906 --offload-arch=gfx90a
+check c19_nocuid      "$CLANG19" -O1 -fuse-cuid=none --offload-arch=gfx906 --offload-arch=gfx90a
 echo "split_identity: $cases cases identical"
