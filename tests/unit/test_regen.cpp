@@ -1,0 +1,180 @@
+#include "ninja/writer.h"
+#include "regen/edges.h"
+#include "regen/original.h"
+#include "regen/regen.h"
+#include "util/file.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+#include <variant>
+
+using namespace phc;
+
+namespace {
+
+/// A device step as the planner makes it, for arch `a` of object `obj`.
+split::Step device(const std::string& a, const std::string& obj, const std::string& extra = "") {
+    split::Step s;
+    s.kind = split::StepKind::Device;
+    s.arch = a;
+    std::string safe = split::safe_arch(a);
+    s.argv = {"clang++-15",
+              "--offload-arch=" + a,
+              "-c",
+              "k.hip",
+              "-o",
+              obj + ".phc/" + safe + ".o",
+              "-MD",
+              "-MF",
+              obj + ".phc/" + safe + ".d",
+              "--offload-device-only"};
+    if (!extra.empty()) s.argv.push_back(extra);
+    s.outputs = {obj + ".phc/" + safe + ".o"};
+    s.inputs = {"k.hip"};
+    s.depfile = obj + ".phc/" + safe + ".d";
+    return s;
+}
+
+split::Plan plan_for(std::vector<split::Step> devices, const std::string& obj) {
+    split::Plan p;
+    p.private_dir = obj + ".phc";
+    p.bundle = obj + ".phc/bundle.hipfb";
+    p.analysis.output = obj;
+    p.steps = std::move(devices);
+    split::Step b;
+    b.kind = split::StepKind::Bundle;
+    b.argv = {"clang-offload-bundler", "-output=" + p.bundle};
+    b.outputs = {p.bundle};
+    p.steps.push_back(b);
+    split::Step h;
+    h.kind = split::StepKind::Host;
+    h.argv = {"clang++-15", "--offload-host-only", "-c", "k.hip", "-o", obj};
+    h.outputs = {obj};
+    p.steps.push_back(h);
+    return p;
+}
+
+std::string text_of(const std::vector<ninja::NewStatement>& v) {
+    std::string out;
+    for (const auto& s : v) {
+        auto r = ninja::render(s);
+        REQUIRE(r.ok());
+        out += *r;
+    }
+    return out;
+}
+
+regen::Carry carry_for(const std::string& obj) {
+    regen::Carry c;
+    c.outputs = {obj};
+    c.implicit_outputs = {obj + ".extra"};
+    c.inputs = {"k.hip"};
+    c.implicit = {"gen.h"};
+    c.order_only = {"order"};
+    c.validations = {"check"};
+    c.depfile = obj + ".d";
+    c.deps = "gcc";
+    c.restat = "1";
+    return c;
+}
+
+} // namespace
+
+TEST_CASE("one device rule per object when the command template fits every architecture") {
+    auto plan = plan_for({device("gfx906", "o/k.o"), device("gfx90a:xnack+", "o/k.o")}, "o/k.o");
+    std::string t = text_of(regen::split_edges(plan, carry_for("o/k.o"), regen::Names{}, false));
+    CHECK(t.find("rule PHC_HIP_DEVICE_") != std::string::npos);
+    CHECK(t.find("--offload-arch=$PHC_ARCH") != std::string::npos);
+    CHECK(t.find("-o o/k.o.phc/$PHC_SAFE.o") != std::string::npos);
+    CHECK(t.find("  depfile = o/k.o.phc/$PHC_SAFE.d\n") != std::string::npos);
+    CHECK(t.find("build o/k.o.phc/gfx90a-xnack+.o: PHC_HIP_DEVICE_") != std::string::npos);
+    CHECK(t.find("  PHC_ARCH = gfx90a:xnack+\n  PHC_SAFE = gfx90a-xnack+\n") != std::string::npos);
+    CHECK(t.find("PHC_COMMAND = clang++-15 --offload-arch") == std::string::npos);
+}
+
+TEST_CASE("per-edge commands when no template reproduces every device command") {
+    // An argument that differs per architecture in a way the template cannot express.
+    auto plan =
+        plan_for({device("gfx906", "o/k.o", "-DX=1"), device("gfx90a", "o/k.o", "-DX=2")}, "o/k.o");
+    std::string t = text_of(regen::split_edges(plan, carry_for("o/k.o"), regen::Names{}, true));
+    CHECK(t.find("rule PHC_HIP_DEVICE_") == std::string::npos);
+    CHECK(t.find("build o/k.o.phc/gfx906.o: PHC_HIP_DEVICE k.hip | gen.h || order\n") !=
+          std::string::npos);
+    CHECK(t.find("--offload-arch=gfx906 -c k.hip -o o/k.o.phc/gfx906.o") != std::string::npos);
+    CHECK(t.find("-DX=2") != std::string::npos);
+    CHECK(t.find("  pool = phc_hip_device\n") != std::string::npos);
+    // An architecture name inside a path must not be templated either.
+    auto named =
+        plan_for({device("gfx906", "gfx906/k.o"), device("gfx90a", "gfx906/k.o")}, "gfx906/k.o");
+    std::string u =
+        text_of(regen::split_edges(named, carry_for("gfx906/k.o"), regen::Names{}, false));
+    CHECK(u.find("rule PHC_HIP_DEVICE_") == std::string::npos);
+    CHECK(u.find("-o gfx906/k.o.phc/gfx90a.o") != std::string::npos);
+}
+
+TEST_CASE("the host edge keeps the original outputs, inputs, depfile, deps and restat") {
+    auto plan = plan_for({device("gfx906", "o/k.o"), device("gfx90a", "o/k.o")}, "o/k.o");
+    std::string t = text_of(regen::split_edges(plan, carry_for("o/k.o"), regen::Names{}, false));
+    CHECK(t.find("build o/k.o.phc/bundle.hipfb: PHC_HIP_BUNDLE o/k.o.phc/gfx906.o "
+                 "o/k.o.phc/gfx90a.o\n") != std::string::npos);
+    CHECK(t.find("build o/k.o | o/k.o.extra: PHC_HIP_HOST k.hip | gen.h o/k.o.phc/bundle.hipfb || "
+                 "order |@ check\n") != std::string::npos);
+    CHECK(t.find("  PHC_DEPFILE = o/k.o.d\n  PHC_DEPS = gcc\n  PHC_RESTAT = 1\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("rules regen adds: names avoid clashes; the pool only with --device-jobs") {
+    auto m = ninja::parse_manifest(
+        "rule PHC_HIP_HOST\n  command = x\npool phc_hip_device\n  depth = 1\n");
+    REQUIRE(m.ok());
+    regen::Names n = regen::unique_names(*m);
+    CHECK(n.host == "PHC_HIP_HOST_2");
+    CHECK(n.device == "PHC_HIP_DEVICE");
+    CHECK(n.pool == "phc_hip_device_2");
+    CHECK(regen::split_rules(n, 0).size() == 3);
+    auto with_pool = regen::split_rules(n, 3);
+    REQUIRE(with_pool.size() == 4);
+    CHECK(std::get<ninja::PoolStatement>(with_pool[0]).depth == 3);
+}
+
+TEST_CASE("the original: a fresh manifest is saved, a rewritten one is read from its copy") {
+    char dir[] = "/tmp/phc-regen-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    std::string manifest = std::string(dir) + "/build.ninja";
+    REQUIRE(util::write_file_atomic(manifest, "rule a\n  command = a\n").ok());
+    auto fresh = regen::locate_original(manifest);
+    REQUIRE(fresh.ok());
+    CHECK(fresh->needs_save);
+    CHECK(fresh->path == manifest);
+    CHECK(fresh->text == "rule a\n  command = a\n");
+
+    REQUIRE(util::write_file_atomic(manifest, std::string(regen::kMarker) + "x\n").ok());
+    auto missing = regen::locate_original(manifest);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message == manifest +
+                                         ": error: rewritten by phc-ninja, but its original " +
+                                         manifest + ".cmake is missing; re-run cmake");
+    REQUIRE(util::write_file_atomic(manifest + ".cmake", "rule a\n  command = a\n").ok());
+    auto kept = regen::locate_original(manifest);
+    REQUIRE(kept.ok());
+    CHECK_FALSE(kept->needs_save);
+    CHECK(kept->path == manifest + ".cmake");
+    ::unlink((manifest + ".cmake").c_str());
+    ::unlink(manifest.c_str());
+    ::rmdir(dir);
+}
+
+TEST_CASE("summary line") {
+    regen::Summary s;
+    s.objects_split = 3;
+    s.device_edges = 9;
+    s.other_edges = 4;
+    s.left = {{"single-arch", 2}, {"rdc", 1}};
+    s.probes_run = 1;
+    s.written = {"build.ninja"};
+    CHECK(regen::summary_line(s, false) ==
+          "phc-ninja regen: split 3 objects into 9 device edges; left alone 3 HIP edges (rdc: 1, "
+          "single-arch: 2); 4 other edges; 1 compiler probe; wrote build.ninja");
+    s.written.clear();
+    CHECK(regen::summary_line(s, true).ends_with("1 compiler probe; up to date"));
+}
