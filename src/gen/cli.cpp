@@ -23,7 +23,12 @@ constexpr const char* kUsage =
     "  -o FILE            the ninja file to write (default: phc.ninja)\n"
     "  --device-jobs N    run at most N device compiles at once (a ninja pool)\n"
     "\n"
-    "Then: ninja -f FILE (from FILE's directory).\n";
+    "Entries may use \"command\" or \"arguments\"; relative paths resolve against the\n"
+    "entry's \"directory\", a relative \"directory\" against the database's. Errors\n"
+    "name entries by their 0-based index. Nothing is written on error, and an\n"
+    "unchanged file is not rewritten.\n"
+    "\n"
+    "Then: ninja -f FILE, from FILE's directory (best: the entries' directory).\n";
 
 /// Prints "phc-ninja gen: error: MSG" and returns the usage-error status.
 int usage_error(const std::string& msg) {
