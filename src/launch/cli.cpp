@@ -60,12 +60,14 @@ std::string make_private_dir() {
     return templ;
 }
 
-/// The parallelism without a usable jobserver (PHC_JOBS or the default).
-int fallback_jobs() {
+/// The parallelism without a usable jobserver (PHC_JOBS or the default); a bad
+/// PHC_JOBS adds a line to `warnings`.
+int fallback_jobs(std::vector<std::string>& warnings) {
     const char* env = std::getenv("PHC_JOBS");
     int jobs = default_jobs(env);
     if (env && *env && std::to_string(jobs) != env)
-        warn(fmt::format("PHC_JOBS='{}' is not a positive number; using {}", env, jobs));
+        warnings.push_back(
+            fmt::format("PHC_JOBS='{}' is not a positive number; using {}", env, jobs));
     return jobs;
 }
 
@@ -85,6 +87,14 @@ int pending_signal(SignalPipe& signals) {
 /// Plans and runs a command the pre-check found worth a look. Signals are caught
 /// from the start, so an interrupt during planning also removes the folder.
 int run_candidate(const std::vector<std::string>& cmd) {
+    // The jobserver first: until we open anything, the advertised descriptor
+    // numbers are either make's pipe or closed. (Our own signal pipe would
+    // otherwise get those numbers and pass for a jobserver.)
+    Makeflags flags = makeflags_from_env(std::getenv("MAKEFLAGS"), std::getenv("CARGO_MAKEFLAGS"));
+    std::vector<std::string> warnings(1);
+    int fallback = flags.jobs ? *flags.jobs : fallback_jobs(warnings);
+    auto js = Jobserver::connect(flags, fallback, &warnings[0]);
+
     auto signals = SignalPipe::install();
     if (!signals) {
         warn(signals.error().message + "; compiling without splitting");
@@ -110,10 +120,8 @@ int run_candidate(const std::vector<std::string>& cmd) {
         return exec_command(cmd);
     }
 
-    Makeflags flags = makeflags_from_env(std::getenv("MAKEFLAGS"), std::getenv("CARGO_MAKEFLAGS"));
-    std::string warning;
-    auto js = Jobserver::connect(flags, flags.jobs ? *flags.jobs : fallback_jobs(), &warning);
-    if (!warning.empty()) warn(warning);
+    for (const auto& w : warnings) // only now: a command we do not split stays quiet
+        if (!w.empty()) warn(w);
     LaunchOptions opt;
     if (const char* t = std::getenv("PHC_NINJA_TRACE")) opt.trace_path = t;
     Outcome out = run_split(*planned->jobs, *js, **signals, opt);

@@ -72,7 +72,7 @@ PY
 one_compile() { # MAKEFLAGS value; compiles saxpy in a copy, expects one warning
   rm -rf one && cp -r "$PHC_SRC/samples/make-hip" one && mkdir -p one/obj
   # shellcheck disable=SC2046
-  (cd one && MAKEFLAGS="$1" "$L" $(hip_cmd saxpy)) 2>one.err || { cat one.err; fail "compile failed with MAKEFLAGS='$1'"; }
+  (cd one && MAKEFLAGS="$1" "$L" $(hip_cmd saxpy) 3<&- 4<&-) 2>one.err || { cat one.err; fail "compile failed with MAKEFLAGS='$1'"; }
   [ "$(grep -c '^phc-launch: warning: jobserver .* is unusable' one.err)" = 1 ] \
     || { cat one.err; fail "expected one warning line with MAKEFLAGS='$1'"; }
   [ "$(grep -c . one.err)" = 1 ] || { cat one.err; fail "more than the warning on stderr"; }
@@ -83,6 +83,9 @@ one_compile() { # MAKEFLAGS value; compiles saxpy in a copy, expects one warning
 }
 echo "-- MAKEFLAGS naming closed descriptors (make 4.3 without '+')"
 one_compile " -j2 --jobserver-auth=97,98"
+# 3,4 are what make 4.3 advertises, and the first numbers the launcher's own
+# descriptors would get: they must be checked before it opens anything.
+one_compile "sw -j2 --jobserver-auth=3,4"
 echo "-- MAKEFLAGS naming descriptors that are not the jobserver's pipe"
 exec 7</dev/null 8>/dev/null
 one_compile " -j2 --jobserver-auth=7,8"
