@@ -4,13 +4,16 @@
 #include "compile/command.h"
 #include "compile/options.h"
 #include "compile/shell.h"
+#include "util/file.h"
 #include "util/hash.h"
 #include "util/subprocess.h"
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace phc::compile {
 
@@ -254,7 +257,52 @@ bool host_job_has(std::string_view jobs, std::string_view flag) {
 
 } // namespace
 
-Result<ProbeResult> run_probe(const ProbeRequest& req) {
+namespace {
+
+/// A private scratch directory for one probe: clang creates temporary directories
+/// even for -### (clang-15 HIP leaves them behind), and inputs that do not exist yet
+/// (generated sources) get empty stand-ins with the same suffix there, since the
+/// driver checks that inputs exist and the probe depends only on their suffix.
+/// Everything is removed when this goes out of scope.
+class Scratch {
+public:
+    explicit Scratch(const ProbeRequest& req) : req_(req) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string base = tmp && *tmp ? tmp : "/tmp";
+        std::string dir = base + "/phc-probe-XXXXXX";
+        if (::mkdtemp(dir.data())) dir_ = dir;
+        if (dir_.empty()) return; // probe without it: clang falls back to its own temp dir
+        req_.env.push_back("TMPDIR=" + dir_);
+        for (const ParsedArg& a : parse_args(req.argv)) {
+            if (!a.input || a.value == "-" || util::file_exists(join_path(req.cwd, a.value)))
+                continue;
+            size_t dot = a.value.rfind('.');
+            size_t slash = a.value.rfind('/');
+            bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+            std::string path = dir_ + "/input" + (has_ext ? a.value.substr(dot) : "");
+            if (util::write_file_atomic(path, "").ok()) req_.argv[a.index] = path;
+        }
+    }
+    ~Scratch() {
+        std::error_code ec;
+        if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+
+    /// The request to run: TMPDIR set, missing inputs replaced.
+    const ProbeRequest& request() const { return req_; }
+
+private:
+    ProbeRequest req_;
+    std::string dir_;
+};
+
+} // namespace
+
+Result<ProbeResult> run_probe(const ProbeRequest& original) {
+    Scratch scratch(original);
+    const ProbeRequest& req = scratch.request();
     auto jobs = run_jobs(req, {});
     if (!jobs) return jobs.error();
     auto r = parse_jobs(*jobs);

@@ -65,7 +65,10 @@ Result<std::string> probe_key(const ProbeRequest& req);
 std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv);
 
 /// Runs `argv -###` and parses it; for an old-driver compile also runs the
-/// host-only variant to see whether it passes -cuid on. An Error when it cannot run or fails.
+/// host-only variant to see whether it passes -cuid on. It runs with TMPDIR set to a
+/// scratch directory that is removed afterwards; inputs that do not exist yet
+/// (generated sources) are replaced there by empty files with the same suffix.
+/// An Error when it cannot run or fails.
 Result<ProbeResult> run_probe(const ProbeRequest& req);
 
 /// Probe results by key, in memory and optionally in a JSON file. Not thread-safe.

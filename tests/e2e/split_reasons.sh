@@ -38,6 +38,13 @@ reason device-only    "clang++-15 -x hip $ROCM $TWO --offload-device-only -c k.h
 reason no-compile     "clang++-15 -x hip $ROCM $TWO k.hip -o k"
 reason not-simple     "clang++-15 -x hip $ROCM $TWO -c k.hip -o k.o 2> log"
 reason unknown-compiler "g++ -c c.c -o c.o"
+# A source that does not exist yet (generated during the build) can still be planned.
+mkdir tmp
+out=$(TMPDIR="$work/tmp" "$PHC" explain -- "clang++-15 -x hip $ROCM $TWO -c gen/later.hip -o later.o") ||
+    fail "explain failed for a source that does not exist yet"
+grep -q '^# decision: split$' <<<"$out" || fail "missing source not split: $out"
+[ -z "$(ls -A tmp)" ] || fail "the probe left files in TMPDIR: $(ls -A tmp)"
+echo "ok a generated (missing) source is probed through a stand-in"
 # Words instead of one string (as a launcher passes argv).
 out=$("$PHC" explain -- clang++-15 -x hip $ROCM $TWO -c k.hip -o 'my k.o') || fail "explain (words) failed"
 grep -q "^# decision: split$" <<<"$out" || fail "words form not split: $out"

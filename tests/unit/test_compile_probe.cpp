@@ -79,7 +79,7 @@ TEST_CASE("parse_jobs: errors and non-offload compiles") {
 }
 
 TEST_CASE("probe key: compiler identity and driver flags, not paths or defines") {
-    char dir[] = "/tmp/phc-probe-XXXXXX";
+    char dir[] = "/tmp/phc-unit-probe-XXXXXX";
     REQUIRE(::mkdtemp(dir) != nullptr);
     std::string cc = std::string(dir) + "/clang++";
     REQUIRE(util::write_file_atomic(cc, "#!/bin/sh\nexit 1\n").ok());
@@ -133,7 +133,7 @@ TEST_CASE("probe key: compiler identity and driver flags, not paths or defines")
 }
 
 TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
-    char dir[] = "/tmp/phc-probe-XXXXXX";
+    char dir[] = "/tmp/phc-unit-probe-XXXXXX";
     REQUIRE(::mkdtemp(dir) != nullptr);
     // A fake compiler that prints captured -### output and counts its runs.
     std::string cc = std::string(dir) + "/clang++";
@@ -185,4 +185,32 @@ TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
     CHECK_FALSE(failing.get({{}, {bad, "-c", "b.hip"}, dir}).ok());
     CHECK(failing.probes_run() == 1); // the failure is remembered
     CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
+}
+
+TEST_CASE("probe: private TMPDIR removed afterwards, stand-ins for missing inputs") {
+    char dir[] = "/tmp/phc-unit-probe-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    std::string d = dir;
+    std::string data = std::string(PHC_TEST_DATA) + "/split/c15.txt";
+    // Fails unless every .hip input exists; records TMPDIR and the input it saw.
+    std::string cc = d + "/clang++";
+    REQUIRE(
+        util::write_file_atomic(
+            cc, "#!/bin/sh\nfor a; do case $a in *.hip) [ -f \"$a\" ] || exit 9; echo \"$a\" > " +
+                    d + "/input;; esac; done\nmkdir \"$TMPDIR/clang-tmp\"\necho \"$TMPDIR\" > " +
+                    d + "/tmpdir\ncat '" + data + "' >&2\n")
+            .ok());
+    REQUIRE(::chmod(cc.c_str(), 0755) == 0);
+    auto r = run_probe({{}, {cc, "--offload-arch=gfx906", "-c", "gen/missing.hip"}, d});
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    auto tmpdir = util::read_file(d + "/tmpdir");
+    REQUIRE(tmpdir.ok());
+    std::string t = tmpdir->substr(0, tmpdir->find('\n'));
+    CHECK(t.find("phc-probe-") != std::string::npos);
+    CHECK_FALSE(util::file_exists(t));
+    auto input = util::read_file(d + "/input");
+    REQUIRE(input.ok());
+    CHECK(input->find(".hip") != std::string::npos);
+    CHECK(input->find("gen/missing.hip") == std::string::npos);
+    CHECK(system(("rm -rf " + d).c_str()) == 0);
 }
