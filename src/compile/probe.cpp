@@ -201,6 +201,16 @@ Result<std::string> probe_key(const ProbeRequest& req) {
     h.add(req.argv[0]);
     for (const std::string& e : req.env)
         h.add("env").add(e);
+    // hipcc (a Perl wrapper) also reads its configuration from the environment.
+    if (compiler_kind(req.argv[0]) == CompilerKind::Hipcc) {
+        for (const char* name :
+             {"HIP_PATH", "ROCM_PATH", "HIP_CLANG_PATH", "HIP_PLATFORM", "HIP_COMPILER",
+              "HIP_RUNTIME", "HIP_ROCCLR_HOME", "HIP_LIB_PATH", "DEVICE_LIB_PATH",
+              "HCC_AMDGPU_TARGET", "HIPCC_COMPILE_FLAGS_APPEND", "HIP_CLANG_HCC_COMPAT_MODE"}) {
+            const char* v = std::getenv(name);
+            h.add(name).add(v ? v : "\x01unset");
+        }
+    }
     for (const std::string& f : probe_key_flags(req.argv))
         h.add(f);
     return h.hex128();

@@ -55,7 +55,8 @@ struct ProbeRequest {
     std::string cwd;               ///< where it runs ("" = current directory)
 };
 
-/// The probe key: compiler path, size and mtime, plus driver-relevant flags.
+/// The probe key: compiler path, size and mtime, plus driver-relevant flags (and,
+/// for hipcc, the HIP_* / ROCM_PATH variables of this process that hipcc reads).
 /// An Error when the compiler cannot be found.
 Result<std::string> probe_key(const ProbeRequest& req);
 

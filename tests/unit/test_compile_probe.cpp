@@ -122,6 +122,18 @@ TEST_CASE("probe key: compiler identity and driver flags, not paths or defines")
     other = base;
     other.env = {"HIP_CLANG_PATH=/x"};
     CHECK(*probe_key(other) != *k0);
+    ProbeRequest hip = base;
+    hip.argv[0] = std::string(dir) + "/hipcc";
+    REQUIRE(util::write_file_atomic(hip.argv[0], "#!/bin/sh\n").ok());
+    ::unsetenv("HIP_CLANG_PATH");
+    auto h0 = probe_key(hip);
+    REQUIRE(h0.ok());
+    ::setenv("HIP_CLANG_PATH", "/opt/x", 1);
+    CHECK(*probe_key(hip) != *h0);
+    CHECK(*probe_key(base) == *k0); // clang does not read it
+    ::unsetenv("HIP_CLANG_PATH");
+    CHECK(*probe_key(hip) == *h0);
+    std::remove(hip.argv[0].c_str());
     struct timeval times[2] = {{1000000000, 0}, {1000000000, 0}};
     REQUIRE(::utimes(cc.c_str(), times) == 0);
     CHECK(*probe_key(base) != *k0);
