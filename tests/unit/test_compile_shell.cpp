@@ -131,3 +131,21 @@ TEST_CASE("compiler and launcher names") {
     CHECK(launcher_kind("/usr/bin/ccache") == LauncherKind::Ccache);
     CHECK(launcher_kind("clang") == LauncherKind::None);
 }
+
+TEST_CASE("quoting round-trips random words; the lexer never crashes on random input") {
+    const std::string chars = "aZ09_-./=:+,@% \t\n'\"\\$`*?[]~#&|;<>(){}!";
+    unsigned state = 12345;
+    auto next = [&] { return state = state * 1103515245u + 12345u, (state >> 16) & 0x7fff; };
+    for (int round = 0; round < 2000; ++round) {
+        std::vector<std::string> argv(1 + next() % 5);
+        for (auto& w : argv)
+            for (unsigned n = next() % 8; n > 0; --n)
+                w += chars[next() % chars.size()];
+        std::vector<std::string> back;
+        std::string line = join_command(argv);
+        REQUIRE_MESSAGE(split_words(line, back) == "", line);
+        REQUIRE_MESSAGE(back == argv, line);
+        ShellSplit s = split_shell(argv[0] + argv.back()); // arbitrary text: any outcome, no crash
+        CHECK((s.unsupported.empty() || s.tokens.size() < 1000));
+    }
+}
