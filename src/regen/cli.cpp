@@ -105,6 +105,10 @@ int cli_main(int argc, char** argv) {
         return 1;
     }
     o.build_dir = std::filesystem::current_path(ec).string();
+    // -o naming the manifest itself is an in-place rewrite (which keeps the original).
+    if (!o.output.empty() && std::filesystem::weakly_canonical(o.output, ec) ==
+                                 std::filesystem::weakly_canonical(o.manifest, ec))
+        o.output.clear();
     o.self = self_path();
     auto r = run(o);
     if (!r) {
