@@ -1,30 +1,26 @@
 // phc-ninja: the table of subcommands. Each pipeline stage that has a command
 // line provides src/<stage>/cli.h with `int cli_main(int argc, char** argv)`,
 // where argv[0] is "phc-ninja <command>" and argv[1..] are that command's args.
+// src/CMakeLists.txt defines PHC_HAVE_<STAGE> for each stage that is present.
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 
-#if __has_include("ninja/cli.h")
+#ifdef PHC_HAVE_NINJA
 #include "ninja/cli.h"
-#define PHC_HAVE_NINJA 1
 #endif
-#if __has_include("split/cli.h")
+#ifdef PHC_HAVE_SPLIT
 #include "split/cli.h"
-#define PHC_HAVE_SPLIT 1
 #endif
-#if __has_include("regen/cli.h")
+#ifdef PHC_HAVE_REGEN
 #include "regen/cli.h"
-#define PHC_HAVE_REGEN 1
 #endif
-#if __has_include("gen/cli.h")
+#ifdef PHC_HAVE_GEN
 #include "gen/cli.h"
-#define PHC_HAVE_GEN 1
 #endif
-#if __has_include("launch/cli.h")
+#ifdef PHC_HAVE_LAUNCH
 #include "launch/cli.h"
-#define PHC_HAVE_LAUNCH 1
 #endif
 
 #ifndef PHC_VERSION
