@@ -85,16 +85,24 @@ struct Facts {
     bool native = false;
 };
 
-std::vector<std::string> split_commas(const std::string& v) {
+std::vector<std::string> split_on(const std::string& v, char sep) {
     std::vector<std::string> out;
     size_t start = 0;
     while (true) {
-        size_t comma = v.find(',', start);
+        size_t comma = v.find(sep, start);
         out.push_back(v.substr(start, comma - start));
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
     return out;
+}
+
+std::vector<std::string> split_commas(const std::string& v) {
+    return split_on(v, ',');
+}
+
+std::vector<std::string> split_colons(const std::string& v) {
+    return split_on(v, ':');
 }
 
 void add_archs(Facts& f, const std::string& value, bool remove) {
@@ -275,6 +283,38 @@ Analysis analyze_string(std::string_view command, const AnalyzeInput& in) {
     return analyze(std::move(*r.command), in);
 }
 
+namespace {
+
+/// A target ID with its features sorted ("gfx90a:xnack+:sramecc-" ->
+/// "gfx90a:sramecc-:xnack+"), as clang canonicalises it.
+std::string canonical_target_id(const std::string& id) {
+    std::vector<std::string> parts = split_colons(id);
+    std::sort(parts.begin() + 1, parts.end());
+    std::string out = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i)
+        out += ":" + parts[i];
+    return out;
+}
+
+/// The architectures as a sorted list of canonical target IDs.
+std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
+    std::vector<std::string> out;
+    for (const std::string& a : archs)
+        out.push_back(canonical_target_id(a));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::string join_archs(const std::vector<std::string>& archs) {
+    std::string out;
+    for (const std::string& a : archs)
+        out += (out.empty() ? "" : ",") + a;
+    return out;
+}
+
+} // namespace
+
 void apply_probe(Analysis& a, const ProbeResult& p) {
     if (!a.decision.split()) return;
     if (p.driver == DriverKind::New) {
@@ -283,11 +323,9 @@ void apply_probe(Analysis& a, const ProbeResult& p) {
         a.decision = leave(Reason::NotHip, "the driver plans no HIP device compiles");
     } else if (p.rdc) {
         a.decision = leave(Reason::Rdc, "the driver bundles the host object (RDC mode)");
-    } else if (p.archs.size() != a.archs.size()) {
-        a.decision =
-            leave(Reason::ArchMismatch, "the driver bundles " + std::to_string(p.archs.size()) +
-                                            " architectures, the command names " +
-                                            std::to_string(a.archs.size()));
+    } else if (p.archs.size() != a.archs.size() || arch_set(p.archs) != arch_set(a.archs)) {
+        a.decision = leave(Reason::ArchMismatch, "the driver bundles " + join_archs(p.archs) +
+                                                     ", the command names " + join_archs(a.archs));
     }
 }
 

@@ -116,3 +116,25 @@ TEST_CASE("apply_probe overturns a split the driver would not do that way") {
     apply_probe(a, p);
     CHECK(a.decision.reason == Reason::ArchMismatch);
 }
+
+TEST_CASE("apply_probe compares the architectures as sets of target IDs") {
+    std::string cmd = kHip + "--offload-arch=gfx906 --offload-arch=gfx90a:xnack+:sramecc- -c k.hip";
+    ProbeResult p;
+    p.driver = DriverKind::Old;
+    // The bundle order and the feature order may differ: still the same set.
+    p.archs = {"gfx90a:sramecc-:xnack+", "gfx906"};
+    Analysis a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.split());
+    // Same count, another architecture (a wrapper appending flags swapped one).
+    p.archs = {"gfx906", "gfx1030"};
+    a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.reason == Reason::ArchMismatch);
+    CHECK(a.decision.text.find("gfx1030") != std::string::npos);
+    // Same processor, another feature.
+    p.archs = {"gfx906", "gfx90a:xnack-:sramecc-"};
+    a = an(cmd);
+    apply_probe(a, p);
+    CHECK(a.decision.reason == Reason::ArchMismatch);
+}
