@@ -70,6 +70,80 @@ std::string Analysis::work_dir() const {
     return join_path(base_dir, command.cwd);
 }
 
+bool is_wp_depfile(std::string_view word, std::string* file) {
+    std::string_view rest;
+    if (word.starts_with("-Wp,-MD"))
+        rest = word.substr(7);
+    else if (word.starts_with("-Wp,-MMD"))
+        rest = word.substr(8);
+    else
+        return false;
+    if (!rest.empty() && rest[0] != ',') return false;
+    if (file) {
+        // clang's driver takes FILE only from exactly "-Wp,-MD,FILE".
+        rest = rest.empty() ? rest : rest.substr(1);
+        *file = rest.find(',') == std::string_view::npos ? std::string(rest) : std::string();
+    }
+    return true;
+}
+
+namespace {
+
+/// "obj/x.o" -> "obj/x.d", "obj/x" -> "obj/x.d" (llvm::sys::path::replace_extension).
+std::string replace_extension_d(std::string path) {
+    size_t dot = path.rfind('.');
+    size_t slash = path.rfind('/');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) path.resize(dot);
+    return path + ".d";
+}
+
+/// The object clang writes for `-c src` without -o: the base name with a .o suffix.
+std::string default_output(const std::string& source) {
+    std::string base(base_name(source));
+    size_t dot = base.rfind('.');
+    return (dot == std::string::npos || dot == 0 ? base : base.substr(0, dot)) + ".o";
+}
+
+/// depfile_of for parsed arguments; `output` is the object's name ("" = unknown).
+std::string depfile_in(const std::vector<std::string>& argv, const std::vector<ParsedArg>& args,
+                       const std::string& output) {
+    bool writes = false;
+    std::string mf;
+    for (const ParsedArg& p : args) {
+        if (p.is("-MD") || p.is("-MMD")) {
+            writes = true;
+        } else if (p.is("-MF")) {
+            mf = p.value;
+        } else if (!p.option && !p.input) {
+            std::string file;
+            if (!is_wp_depfile(argv[p.index], &file)) continue;
+            writes = true;
+            if (!file.empty()) mf = file;
+        }
+    }
+    if (!writes) return {};
+    if (!mf.empty()) return mf;
+    return output.empty() ? std::string() : replace_extension_d(output);
+}
+
+} // namespace
+
+std::string depfile_of(const std::vector<std::string>& argv) {
+    std::vector<ParsedArg> args = parse_args(argv);
+    std::string output, input;
+    size_t inputs = 0;
+    for (const ParsedArg& p : args) {
+        if (p.is("-o")) output = p.value;
+        if (p.input && ++inputs == 1) input = p.value;
+    }
+    if (output.empty() && inputs == 1) output = default_output(input);
+    return depfile_in(argv, args, output);
+}
+
+std::string Analysis::depfile() const {
+    return depfile_in(command.argv, args, output);
+}
+
 namespace {
 
 /// Facts gathered in one pass over the expanded arguments.
@@ -176,6 +250,8 @@ Facts gather(const std::vector<std::string>& argv, const std::vector<bool>& from
         } else if (a.option) {
             if ((a.option->flags & kAffectsSplit) && from_rsp[a.index]) f.from_rsp = true;
             note_option(f, a, lang);
+        } else if (from_rsp[a.index] && is_wp_depfile(argv[a.index])) {
+            f.from_rsp = true; // the plan edits it like -MF
         }
     }
     return f;
@@ -188,13 +264,6 @@ std::string language_of(const std::string& path, const std::string& lang, Compil
     if (ext == "hip") return "hip";
     if (cc == CompilerKind::Hipcc) return "maybe-hip";
     return ext.empty() ? "none" : ext;
-}
-
-/// The object clang writes for `-c src` without -o: the base name with a .o suffix.
-std::string default_output(const std::string& source) {
-    std::string base(base_name(source));
-    size_t dot = base.rfind('.');
-    return (dot == std::string::npos || dot == 0 ? base : base.substr(0, dot)) + ".o";
 }
 
 Decision leave(Reason r, std::string text) {
@@ -238,11 +307,11 @@ Decision decide(const Facts& f, const Analysis& a) {
 void fill_from_original(Analysis& a) {
     a.args = parse_args(a.command.argv);
     for (const ParsedArg& p : a.args) {
-        if (!p.option) continue;
         if (p.is("-o")) {
             a.output = p.value;
             a.explicit_output = true;
-        } else if (p.is("-MD") || p.is("-MMD")) {
+        } else if (p.is("-MD") || p.is("-MMD") ||
+                   (!p.option && !p.input && is_wp_depfile(a.command.argv[p.index]))) {
             a.writes_depfile = true;
         } else if (p.is("-cuid=")) {
             a.cuid = p.value;

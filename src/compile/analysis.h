@@ -71,14 +71,29 @@ struct Analysis {
     std::string output;                ///< -o value, or the driver's default name
     bool explicit_output = false;      ///< output came from -o
     std::vector<std::string> archs;    ///< distinct architectures, in command order
-    bool writes_depfile = false;       ///< -MD or -MMD
+    bool writes_depfile = false;       ///< -MD, -MMD, -Wp,-MD,FILE or -Wp,-MMD,FILE
     std::string cuid;                  ///< value of an explicit -cuid=
     bool cuid_none = false;            ///< -fuse-cuid=none without -cuid=
     Decision decision;
 
     /// The directory the compiler runs in: base_dir, then the command's `cd`.
     std::string work_dir() const;
+
+    /// The depfile the command writes (see depfile_of), or "".
+    std::string depfile() const;
 };
+
+/// The make-style depfile a compile with arguments `argv` writes, spelled as in
+/// the command (relative to its directory), or "" when it writes none. The one
+/// rule that split, regen and gen share, as clang and gcc decide: -MD/-MMD (also
+/// spelled -Wp,-MD,FILE or -Wp,-MMD,FILE) write one, named by the last -MF or
+/// -Wp FILE, else by the object (-o, or the source's base name) with its
+/// extension replaced by ".d".
+std::string depfile_of(const std::vector<std::string>& argv);
+
+/// True when `word` is -Wp,-MD or -Wp,-MMD, with or without ",FILE"; `file`
+/// (when given) gets FILE, or "" when the driver takes no file from it.
+bool is_wp_depfile(std::string_view word, std::string* file = nullptr);
 
 /// Analyses a recognised command from its command line alone.
 Analysis analyze(CompileCommand command, const AnalyzeInput& in);

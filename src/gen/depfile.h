@@ -1,17 +1,12 @@
-// Header dependencies for edges made from database entries: where a command
-// already writes a depfile (-MD/-MMD, -MF, -Wp,-MD,FILE) and how to make one
-// that does not write one do so.
+// Header dependencies for edges made from database entries: whether the
+// depfile a command already writes (compile::depfile_of decides which) can be
+// read by ninja in place, and how to make a command that writes none do so.
 #pragma once
 
 #include <string>
 #include <vector>
 
 namespace phc::gen {
-
-/// The depfile `argv` writes, spelled as in the command (relative to its
-/// directory), or empty when it writes none. -MD/-MMD without -MF write the
-/// output's name with its extension replaced by ".d", as gcc and clang do.
-std::string find_depfile(const std::vector<std::string>& argv, const std::string& output_arg);
 
 /// The first target the depfile of `argv` names: the first -MT/-MQ value, else
 /// the output as written.

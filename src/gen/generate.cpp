@@ -1,5 +1,6 @@
 #include "gen/generate.h"
 
+#include "compile/analysis.h"
 #include "compile/command.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
@@ -91,7 +92,7 @@ std::string in_directory(const std::string& dir, const std::vector<std::string>&
 /// (no -c) gets no header deps.
 ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     std::vector<std::string> argv = e.argv;
-    std::string depfile = find_depfile(argv, find_output_arg(argv));
+    std::string depfile = compile::depfile_of(argv);
     ninja::BuildStatement b;
     b.outputs = {spell_from(ninja_dir, e.output)};
     b.inputs = {spell_from(ninja_dir, e.file)};

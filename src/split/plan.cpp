@@ -69,6 +69,11 @@ std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
     for (size_t i = 1; i < argv.size(); ++i) {
         auto it = at.find(i);
         const ParsedArg* p = it == at.end() ? nullptr : it->second;
+        if (p && !p->option && !p->input && !e.output.empty() && compile::is_wp_depfile(argv[i])) {
+            // -Wp,-MD,FILE / -Wp,-MMD,FILE: the same form, naming the step's depfile
+            out.push_back(argv[i].substr(0, argv[i].find(',', 4)) + "," + e.depfile);
+            continue;
+        }
         if (!p || !p->option) {
             out.push_back(argv[i]);
             continue;
@@ -100,18 +105,6 @@ std::vector<std::string> with_launcher(const compile::CompileCommand& c,
     std::vector<std::string> out = c.launcher;
     out.insert(out.end(), argv.begin(), argv.end());
     return out;
-}
-
-/// The depfile the original compile writes, or "".
-std::string original_depfile(const compile::Analysis& a) {
-    if (!a.writes_depfile) return {};
-    for (const ParsedArg& p : a.args)
-        if (p.is("-MF")) return p.value;
-    std::string o = a.output;
-    size_t dot = o.rfind('.');
-    size_t slash = o.rfind('/');
-    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) o.resize(dot);
-    return o + ".d";
 }
 
 Step device_step(const compile::Analysis& a, const Plan& plan, const std::string& arch,
@@ -156,7 +149,7 @@ Step host_step(const compile::Analysis& a, const Plan& plan, const compile::Prob
     s.env = a.command.env;
     s.inputs = {a.source, plan.bundle};
     s.outputs = {a.output};
-    s.depfile = original_depfile(a);
+    s.depfile = a.depfile();
     // hipcc without --offload-arch would ask rocm_agent_enumerator for the GPU:
     // keep the architectures there (a host-only compile ignores them; checked).
     Edit e{{}, a.command.compiler == compile::CompilerKind::Hipcc, {}, {}, {}};

@@ -75,4 +75,30 @@ check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
 check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
 check c19_owncuid     "$CLANG19" -O1 -cuid=0123abcd --offload-arch=gfx906 --offload-arch=gfx90a
 check c19_nocuid      "$CLANG19" -O1 -fuse-cuid=none --offload-arch=gfx906 --offload-arch=gfx90a
+
+# -Wp,-MD,FILE (kbuild's spelling): each device step writes its own depfile,
+# the host step FILE, and the object is still the driver's.
+wp_obj="obj dir/wp.o"
+wp_cmd="cd 'b 1' && clang++-15 -x hip $ROCM -O2 -I'../inc dir' --offload-arch=gfx906 --offload-arch=gfx90a -Wp,-MD,'obj dir/.wp.o.d' -c '../src dir/k.hip' -o '$wp_obj'"
+"$PHC" explain -C "$work" -- "$wp_cmd" > "$work/wp.plan.sh" || fail "wp: explain failed"
+grep -q '^# decision: split$' "$work/wp.plan.sh" || { cat "$work/wp.plan.sh" >&2; fail "wp: not split"; }
+wp_cuid=$(sed -n 's/^# cuid: //p' "$work/wp.plan.sh")
+[ "$(grep -cF -- "'-Wp,-MD,obj dir/.wp.o.d'" "$work/wp.plan.sh")" = 1 ] ||
+    { cat "$work/wp.plan.sh" >&2; fail "wp: the original -Wp depfile is not in the host step alone"; }
+rm -f "$work/b 1/obj dir/.wp.o.d"
+(cd "$work" && sh -e "$work/wp.plan.sh") || { cat "$work/wp.plan.sh" >&2; fail "wp: the planned steps failed"; }
+for a in gfx906 gfx90a; do
+    d="$work/b 1/$wp_obj.phc/$a.d"
+    [ -f "$d" ] || fail "wp: device step $a wrote no depfile of its own ($d)"
+    grep -q "^obj\\\\ dir/wp.o.phc/$a.o:" "$d" || fail "wp: $d does not name its device object: $(head -1 "$d")"
+    grep -q 'scale.h' "$d" || fail "wp: $d does not list scale.h"
+done
+grep -q '^obj\\ dir/wp.o:' "$work/b 1/obj dir/.wp.o.d" ||
+    fail "wp: the host depfile does not name the object: $(head -1 "$work/b 1/obj dir/.wp.o.d")"
+grep -q 'scale.h' "$work/b 1/obj dir/.wp.o.d" || fail "wp: the host depfile does not list scale.h"
+mv "$work/b 1/$wp_obj" "$work/b 1/$wp_obj.split"
+(cd "$work" && sh -e -c "$wp_cmd -cuid=$wp_cuid") || fail "wp: the reference compile failed"
+cmp "$work/b 1/$wp_obj" "$work/b 1/$wp_obj.split" || fail "wp: split object differs from the driver's"
+cases=$((cases + 1))
+echo "ok wp_depfile: per-step depfiles, identical"
 echo "split_identity: $cases cases identical"

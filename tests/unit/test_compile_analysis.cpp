@@ -138,3 +138,24 @@ TEST_CASE("apply_probe compares the architectures as sets of target IDs") {
     apply_probe(a, p);
     CHECK(a.decision.reason == Reason::ArchMismatch);
 }
+
+TEST_CASE("depfile_of: the depfile a command writes, as clang decides") {
+    using V = std::vector<std::string>;
+    CHECK(depfile_of(V{"cc", "-c", "a.c", "-o", "obj/a.o"}) == "");
+    CHECK(depfile_of(V{"cc", "-MF", "a.d", "-c", "a.c", "-o", "a.o"}) == "");
+    CHECK(depfile_of(V{"cc", "-MD", "-c", "a.c", "-o", "obj/a.o"}) == "obj/a.d");
+    CHECK(depfile_of(V{"cc", "-MMD", "-c", "a.c", "-o", "x.dir/a"}) == "x.dir/a.d");
+    CHECK(depfile_of(V{"cc", "-MD", "-c", "src/a.c"}) == "a.d");
+    CHECK(depfile_of(V{"cc", "-MD", "-MFd/a.dep", "-c", "a.c", "-o", "a.o"}) == "d/a.dep");
+    CHECK(depfile_of(V{"cc", "-Wp,-MD,.a.o.d", "-c", "a.c", "-o", "a.o"}) == ".a.o.d");
+    CHECK(depfile_of(V{"cc", "-Wp,-MMD,x.d", "-c", "a.c", "-o", "a.o"}) == "x.d");
+    CHECK(depfile_of(V{"cc", "-Wp,-MD", "-c", "a.c", "-o", "a.o"}) == "a.d");
+    CHECK(depfile_of(V{"cc", "-Wp,-MD,x.d", "-MF", "y.d", "-c", "a.c"}) == "y.d"); // last wins
+    CHECK(is_wp_depfile("-Wp,-MMD,f"));
+    CHECK_FALSE(is_wp_depfile("-Wp,-MDX,f"));
+    CHECK_FALSE(is_wp_depfile("-Wp,-MT,f"));
+    Analysis a = an(kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -Wp,-MD,o/.k.d -c k.hip");
+    CHECK(a.writes_depfile);
+    CHECK(a.depfile() == "o/.k.d");
+    CHECK(an(kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -MD -c k.hip").depfile() == "k.d");
+}

@@ -176,3 +176,16 @@ TEST_CASE("plan: launchers, private dir, depfiles, default output, hipcc") {
     CHECK(!has(h.steps[0].argv, "--offload-jobs=4"));
     CHECK(safe_arch("gfx90a:sramecc+:xnack-") == "gfx90a-sramecc+-xnack-");
 }
+
+TEST_CASE("plan: -Wp,-MD,FILE gets one depfile per device step, the host keeps FILE") {
+    Plan p = make("clang++ -x hip --offload-arch=gfx906 --offload-arch=gfx90a "
+                  "-Wp,-MMD,obj/.k.o.d -c k.hip -o obj/k.o",
+                  {"gfx906", "gfx90a"});
+    CHECK(p.analysis.writes_depfile);
+    CHECK(p.steps[0].depfile == "obj/k.o.phc/gfx906.d");
+    CHECK(has(p.steps[0].argv, "-Wp,-MMD,obj/k.o.phc/gfx906.d"));
+    CHECK(has(p.steps[1].argv, "-Wp,-MMD,obj/k.o.phc/gfx90a.d"));
+    CHECK(!has(p.steps[0].argv, "-Wp,-MMD,obj/.k.o.d"));
+    CHECK(p.steps[3].depfile == "obj/.k.o.d");
+    CHECK(has(p.steps[3].argv, "-Wp,-MMD,obj/.k.o.d"));
+}
