@@ -1,5 +1,6 @@
 #include "compile/rspfile.h"
 
+#include "compile/analysis.h"
 #include "util/file.h"
 
 namespace phc::compile {
@@ -39,11 +40,6 @@ std::vector<std::string> split_rsp(const std::string& text) {
 }
 
 namespace {
-
-std::string join_path(const std::string& dir, const std::string& path) {
-    if (dir.empty() || (!path.empty() && path[0] == '/')) return path;
-    return dir.back() == '/' ? dir + path : dir + "/" + path;
-}
 
 void expand_into(const std::vector<std::string>& words, size_t first, bool from_rsp, int depth,
                  const RspSource& src, Expanded& out) {

@@ -1,7 +1,7 @@
 #include "gen/compdb.h"
 
+#include "compile/shell.h"
 #include "gen/paths.h"
-#include "gen/words.h"
 #include "util/file.h"
 
 #include <filesystem>
@@ -74,13 +74,11 @@ Result<std::vector<std::string>> entry_argv(const json& obj, const std::string& 
     }
     if (auto it = obj.find("command"); it != obj.end()) {
         if (!it->is_string()) return entry_error(path, index, "\"command\" is not a string");
-        auto words = split_command(it->get_ref<const std::string&>());
-        if (!words) {
-            return entry_error(path, index,
-                               fmt::format("cannot split \"command\": {}", words.error().message));
-        }
-        if (words->empty()) return entry_error(path, index, "\"command\" is empty");
-        return std::move(words).value();
+        std::vector<std::string> words;
+        if (auto why = compile::split_words(it->get_ref<const std::string&>(), words); !why.empty())
+            return entry_error(path, index, fmt::format("cannot split \"command\": {}", why));
+        if (words.empty()) return entry_error(path, index, "\"command\" is empty");
+        return words;
     }
     return entry_error(path, index, "missing \"command\" or \"arguments\"");
 }

@@ -2,10 +2,10 @@
 
 #include "compile/analysis.h"
 #include "compile/command.h"
+#include "compile/shell.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
 #include "gen/split_edges.h"
-#include "gen/words.h"
 #include "ninja/writer.h"
 #include "split/plan.h"
 
@@ -83,7 +83,7 @@ Result<std::string> preamble(const GenOptions& options) {
 
 /// "cd DIR && ARGV" as /bin/sh text.
 std::string in_directory(const std::string& dir, const std::vector<std::string>& argv) {
-    return "cd " + quote_word(dir) + " && " + join_command(argv);
+    return "cd " + compile::quote_word(dir) + " && " + compile::join_command(argv);
 }
 
 /// One compile edge for an entry we do not split, with a depfile: the one the

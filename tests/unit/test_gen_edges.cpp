@@ -19,6 +19,8 @@ TEST_CASE("gen paths: absolute_in normalises and resolves relative paths") {
     CHECK(absolute_in("/w/x", "../y/") == "/w/y");
     CHECK(absolute_in("/w", "/abs/p.o") == "/abs/p.o");
     CHECK(absolute_in("/", "a") == "/a");
+    CHECK(absolute_in("/w/x", "") == "/w/x");
+    CHECK(absolute_in("/w/x/", ".") == "/w/x");
 }
 
 TEST_CASE("gen paths: spell_from is relative inside the directory, absolute outside") {
