@@ -1,5 +1,7 @@
 #include "gen/depfile.h"
 
+#include "compile/shell.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <string_view>
@@ -32,6 +34,15 @@ bool depfile_names(const std::vector<std::string>& argv, const std::string& outp
 
 bool is_compile(const std::vector<std::string>& argv) {
     return std::find(argv.begin() + (argv.empty() ? 0 : 1), argv.end(), "-c") != argv.end();
+}
+
+std::string ninja_copy(const std::string& depfile) {
+    return depfile + ".ninja";
+}
+
+std::string copy_for_ninja(const std::string& depfile) {
+    return " && cp " + compile::quote_word(depfile) + " " +
+           compile::quote_word(ninja_copy(depfile));
 }
 
 std::vector<std::string> with_depfile(std::vector<std::string> argv, const std::string& depfile) {

@@ -22,6 +22,14 @@ bool depfile_names(const std::vector<std::string>& argv, const std::string& outp
 /// True when argv compiles (has -c) and so can write a depfile.
 bool is_compile(const std::vector<std::string>& argv);
 
+/// The copy of `depfile` that ninja reads (and, with deps = gcc, deletes) when
+/// the original build's depfile names another target spelling than ninja's.
+std::string ninja_copy(const std::string& depfile);
+
+/// Shell text appended to a command that writes `depfile`: " && cp depfile
+/// ninja_copy(depfile)", so make's depfile stays on disk, written by this build.
+std::string copy_for_ninja(const std::string& depfile);
+
 /// argv with "-MD -MF <depfile>" appended.
 std::vector<std::string> with_depfile(std::vector<std::string> argv, const std::string& depfile);
 

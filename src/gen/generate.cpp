@@ -87,12 +87,14 @@ std::string in_directory(const std::string& dir, const std::vector<std::string>&
 }
 
 /// One compile edge for an entry we do not split, with a depfile: the one the
-/// command writes (left on disk for make when ninja can read it in place), or
-/// one we ask it to write next to the output. A command that does not compile
-/// (no -c) gets no header deps.
+/// command writes (left on disk for make: read in place when it names ninja's
+/// spelling of the output, else copied for ninja's deps log), or one we ask it
+/// to write next to the output. A command that does not compile (no -c) gets no
+/// header deps.
 ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     std::vector<std::string> argv = e.argv;
     std::string depfile = compile::depfile_of(argv);
+    std::string command;
     ninja::BuildStatement b;
     b.outputs = {spell_from(ninja_dir, e.output)};
     b.inputs = {spell_from(ninja_dir, e.file)};
@@ -106,10 +108,15 @@ ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     if (depfile.empty()) {
         depfile = e.output + ".d";
         argv = with_depfile(std::move(argv), depfile);
+        command = in_directory(e.directory, argv);
     } else if (depfile_names(argv, find_output_arg(argv), b.outputs[0])) {
         b.rule = kKeepRule;
+        command = in_directory(e.directory, argv);
+    } else {
+        command = in_directory(e.directory, argv) + copy_for_ninja(depfile);
+        depfile = ninja_copy(depfile);
     }
-    b.bindings = {{"command", in_directory(e.directory, argv), true},
+    b.bindings = {{"command", command, true},
                   {"depfile", spell_from(ninja_dir, absolute_in(e.directory, depfile)), true},
                   {"description", "CC " + b.outputs[0], true}};
     return b;

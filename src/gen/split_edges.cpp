@@ -44,11 +44,19 @@ split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRu
         ninja::BuildStatement b;
         b.outputs = spelled(step.outputs, dir, ninja_dir);
         b.rule = rule_for(step.kind, rules);
-        if (step.kind == split::StepKind::Host && plan.analysis.writes_depfile &&
-            depfile_names(step.argv, find_output_arg(step.argv), b.outputs.at(0)))
-            b.rule = rules.keep;
+        std::string command = step.shell();
+        if (step.kind == split::StepKind::Host && plan.analysis.writes_depfile) {
+            // The original build's depfile: read in place when it names ninja's
+            // spelling, else copied, so that deps = gcc does not delete make's.
+            if (depfile_names(step.argv, find_output_arg(step.argv), b.outputs.at(0))) {
+                b.rule = rules.keep;
+            } else {
+                command += copy_for_ninja(step.depfile);
+                step.depfile = ninja_copy(step.depfile);
+            }
+        }
         b.inputs = spelled(step.inputs, dir, ninja_dir);
-        b.bindings = {{"command", step.shell(), true}};
+        b.bindings = {{"command", command, true}};
         if (!step.depfile.empty())
             b.bindings.push_back(
                 {"depfile", spell_from(ninja_dir, absolute_in(dir, step.depfile)), true});

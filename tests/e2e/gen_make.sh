@@ -99,6 +99,27 @@ grep -qx 'bad2.json: error: entry 0: no "output" and no -o in the command' bad2.
   fail "unexpected error text: $(cat bad2.out)"
 [ ! -e new.ninja ] || fail "new.ninja written despite the error"
 
+step "a depfile naming another spelling of the object stays make's, ninja reads a copy"
+mkdir -p "$work/spell/obj"
+cd "$work/spell"
+printf '#define V 1\n' >v.h
+printf '#include "v.h"\nint f() { return V; }\n' >m.cpp
+printf '[{"directory": "%s", "arguments": ["g++", "-MD", "-MT", "%s/obj/m.o", "-c", "m.cpp", "-o", "obj/m.o"], "file": "m.cpp"}]\n' \
+  "$PWD" "$PWD" >compile_commands.json
+"$PHC" gen -o phc.ninja >gen.out || fail "gen failed: $(cat gen.out)"
+ninja -f phc.ninja >ninja.log 2>&1 || { cat ninja.log; fail "ninja failed"; }
+[ -f obj/m.d ] || fail "make's obj/m.d was deleted by ninja"
+grep -q "^$PWD/obj/m.o:" obj/m.d || fail "obj/m.d lost make's target: $(head -1 obj/m.d)"
+grep -q 'v.h' obj/m.d || fail "obj/m.d does not list v.h"
+ninja -f phc.ninja -t deps obj/m.o | grep -q 'v.h' || fail "ninja's deps log lacks v.h"
+ninja -f phc.ninja -n >ninja2.log 2>&1
+grep -qx 'ninja: no work to do.' ninja2.log || { cat ninja2.log; fail "second ninja run has work"; }
+sleep 1
+touch v.h
+ninja -f phc.ninja >ninja3.log 2>&1 || { cat ninja3.log; fail "rebuild failed"; }
+grep -q 'obj/m.o' ninja3.log || { cat ninja3.log; fail "obj/m.o not rebuilt after v.h changed"; }
+[ -f obj/m.d ] && [ obj/m.d -nt v.h ] || fail "obj/m.d was not rewritten by the rebuild"
+
 cd /
 rm -rf "$work"
 echo "gen_make: ok"

@@ -91,7 +91,7 @@ TEST_CASE("gen generate: a plain compile keeps its depfile and runs in its direc
     CHECK(g->text.find("pool ") == std::string::npos);
 }
 
-TEST_CASE("gen generate: a depfile naming the object otherwise goes through the deps log") {
+TEST_CASE("gen generate: a depfile naming the object otherwise is copied for the deps log") {
     Database db;
     db.entries.push_back(entry(0, "/w/sub", {"g++", "-MD", "-c", "m.cpp", "-o", "m.o"},
                                "/w/sub/m.cpp", "/w/sub/m.o"));
@@ -101,9 +101,10 @@ TEST_CASE("gen generate: a depfile naming the object otherwise goes through the 
     CHECK(g->notes[0] == "1 of 1 entries run in another directory than the ninja file (entry 0 in "
                          "/w/sub): relative header paths in their depfiles will not match, and "
                          "ninja may rebuild them every time; write the ninja file there instead");
+    // make's m.d stays on disk: ninja reads (and deletes) a copy.
     CHECK(g->text.find("build sub/m.o: phc_compile sub/m.cpp\n"
-                       "  command = cd /w/sub && g++ -MD -c m.cpp -o m.o\n"
-                       "  depfile = sub/m.d\n") != std::string::npos);
+                       "  command = cd /w/sub && g++ -MD -c m.cpp -o m.o && cp m.d m.d.ninja\n"
+                       "  depfile = sub/m.d.ninja\n") != std::string::npos);
     CHECK(g->text.find("rule phc_compile\n  command = $command\n  description = $description\n"
                        "  deps = gcc\n  depfile = $depfile\n") != std::string::npos);
     CHECK(g->text.find("rule phc_compile_keep\n  command = $command\n"
@@ -210,4 +211,30 @@ TEST_CASE("gen generate: a multi-arch HIP compile becomes device, bundle and hos
         ++count;
     }
     CHECK(count == 3);
+}
+
+TEST_CASE("gen generate: a split host step keeps make's depfile when ninja spells it otherwise") {
+    namespace fs = std::filesystem;
+    fs::path tmp = fs::temp_directory_path() / ("phc_gen_unit_mt_" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    const std::string dir = std::string(PHC_TEST_DATA) + "/gen";
+    const std::string obj = tmp.string() + "/k.o";
+    Database db;
+    db.entries.push_back(entry(0, dir,
+                               {"clang++-15", "-x", "hip", "--rocm-path=/usr",
+                                "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+                                "--offload-arch=gfx90a", "--offload-arch=gfx906", "-MD", "-MT",
+                                "other/k.o", "-MF", obj + ".dep", "-c", "k.hip", "-o", obj},
+                               dir + "/k.hip", obj));
+    auto g = generate(db, options_in(tmp.string()));
+    fs::remove_all(tmp);
+    REQUIRE(g.ok());
+    REQUIRE(g->split == 1);
+    const std::string& t = g->text;
+    auto host = t.find("build k.o: phc_compile ");
+    REQUIRE(host != std::string::npos);
+    auto end = t.find("\n\n", host);
+    std::string edge = t.substr(host, end - host);
+    CHECK(edge.find(" && cp " + obj + ".dep " + obj + ".dep.ninja\n") != std::string::npos);
+    CHECK(edge.find("  depfile = k.o.dep.ninja\n") != std::string::npos);
 }
