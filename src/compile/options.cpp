@@ -1,6 +1,7 @@
 #include "compile/options.h"
 
 #include <algorithm>
+#include <array>
 
 namespace phc::compile {
 
@@ -82,8 +83,39 @@ constexpr OptionInfo kOptions[] = {
     {"-x", kSepJoined | kAffectsSplit},
 };
 
-bool by_name(const OptionInfo& a, std::string_view b) {
-    return a.name < b;
+constexpr size_t kNoBucket = static_cast<size_t>(-1);
+
+/// Bucket of a name or word: its byte after the leading '-', or for "--x" its third
+/// byte (offset by 256). A table name and every word it is a prefix of share one.
+size_t bucket_of(std::string_view s) {
+    if (s.size() < 2) return kNoBucket;
+    if (s[1] == '-' && s.size() >= 3) return 256 + static_cast<unsigned char>(s[2]);
+    return static_cast<unsigned char>(s[1]);
+}
+
+/// The table by bucket, so a lookup compares a word with a handful of names instead
+/// of a binary search per candidate prefix: every row, and the rows taking a glued
+/// value longest first (the first that fits is the longest).
+struct Index {
+    std::array<std::vector<const OptionInfo*>, 512> exact, joined;
+
+    Index() {
+        for (const OptionInfo& o : kOptions) {
+            size_t b = bucket_of(o.name);
+            if (b == kNoBucket) continue;
+            exact[b].push_back(&o);
+            if (o.flags & (kJoined | kJoinedAndSep)) joined[b].push_back(&o);
+        }
+        for (auto& v : joined)
+            std::stable_sort(v.begin(), v.end(), [](const OptionInfo* a, const OptionInfo* b) {
+                return a->name.size() > b->name.size();
+            });
+    }
+};
+
+const Index& index() {
+    static const Index kIndex;
+    return kIndex;
 }
 
 } // namespace
@@ -93,18 +125,21 @@ std::span<const OptionInfo> option_table() {
 }
 
 const OptionInfo* find_option(std::string_view name) {
-    auto it = std::lower_bound(std::begin(kOptions), std::end(kOptions), name, by_name);
-    return it != std::end(kOptions) && it->name == name ? &*it : nullptr;
+    size_t b = bucket_of(name);
+    if (b == kNoBucket) return nullptr;
+    for (const OptionInfo* o : index().exact[b])
+        if (o->name == name) return o;
+    return nullptr;
 }
 
 namespace {
 
 /// The longest table name that is a proper prefix of `word` and takes a glued value.
 const OptionInfo* find_joined(std::string_view word) {
-    for (size_t len = std::min<size_t>(word.size() - 1, 40); len >= 2; --len) {
-        const OptionInfo* o = find_option(word.substr(0, len));
-        if (o && (o->flags & (kJoined | kJoinedAndSep))) return o;
-    }
+    size_t b = bucket_of(word);
+    if (b == kNoBucket) return nullptr;
+    for (const OptionInfo* o : index().joined[b])
+        if (o->name.size() < word.size() && word.starts_with(o->name)) return o;
     return nullptr;
 }
 

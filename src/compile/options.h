@@ -1,5 +1,6 @@
 // The compiler options phc-ninja must understand, as data: a table sorted by
-// name and searched by binary search (the idea of ccache's compopt.cpp).
+// name (the idea of ccache's compopt.cpp), looked up through an index by the
+// name's first distinguishing byte (one short scan per word, not a search per prefix).
 // Options not in the table pass through untouched, in their spelling and order.
 #pragma once
 
