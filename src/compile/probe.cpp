@@ -152,14 +152,19 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
     return r;
 }
 
-std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv) {
-    std::vector<std::string> out;
+namespace {
+
+/// Calls `take(word)` for each word of argv that goes into the key, in order (see
+/// probe_key_flags).
+template <typename Take> void for_each_key_flag(const std::vector<std::string>& argv, Take take) {
     for (const ParsedArg& a : parse_args(argv)) {
         if (a.input) { // its name does not matter, but its suffix picks the language
             size_t dot = a.value.rfind('.');
             size_t slash = a.value.rfind('/');
             bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-            out.push_back("<input>" + (has_ext ? a.value.substr(dot) : std::string()));
+            std::string w = "<input>";
+            if (has_ext) w.append(a.value, dot);
+            take(std::string_view(w));
             continue;
         }
         if (a.option && (a.option->flags & kNotDriver)) continue;
@@ -168,12 +173,9 @@ std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv) {
                           has_prefix(w, "-std=")))
             continue;
         for (size_t k = 0; k < a.count; ++k)
-            out.push_back(argv[a.index + k]);
+            take(std::string_view(argv[a.index + k]));
     }
-    return out;
 }
-
-namespace {
 
 /// The compiler's resolved path, for the key and for messages.
 Result<std::string> resolve_compiler(const ProbeRequest& req) {
@@ -189,18 +191,23 @@ Result<std::string> resolve_compiler(const ProbeRequest& req) {
 
 } // namespace
 
-Result<std::string> probe_key(const ProbeRequest& req) {
+std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv) {
+    std::vector<std::string> out;
+    for_each_key_flag(argv, [&](std::string_view w) { out.emplace_back(w); });
+    return out;
+}
+
+Result<std::vector<std::string>> probe_key_head(const ProbeRequest& req) {
     auto path = resolve_compiler(req);
     if (!path) return path.error();
     struct stat st {};
     if (::stat(path->c_str(), &st) != 0)
         return make_error("error: cannot stat compiler '" + *path + "'");
-    util::Hasher h;
-    h.add("phc-probe-v1").add(*path).add(std::to_string(st.st_size));
-    h.add(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
-    h.add(req.argv[0]);
+    std::vector<std::string> head{"phc-probe-v1", *path, std::to_string(st.st_size)};
+    head.push_back(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
+    head.push_back(req.argv[0]);
     for (const std::string& e : req.env)
-        h.add("env").add(e);
+        head.insert(head.end(), {"env", e});
     // hipcc (a Perl wrapper) also reads its configuration from the environment.
     if (compiler_kind(req.argv[0]) == CompilerKind::Hipcc) {
         for (const char* name :
@@ -208,12 +215,25 @@ Result<std::string> probe_key(const ProbeRequest& req) {
               "HIP_RUNTIME", "HIP_ROCCLR_HOME", "HIP_LIB_PATH", "DEVICE_LIB_PATH",
               "HCC_AMDGPU_TARGET", "HIPCC_COMPILE_FLAGS_APPEND", "HIP_CLANG_HCC_COMPAT_MODE"}) {
             const char* v = std::getenv(name);
-            h.add(name).add(v ? v : "\x01unset");
+            head.insert(head.end(), {name, v ? v : "\x01unset"});
         }
     }
-    for (const std::string& f : probe_key_flags(req.argv))
-        h.add(f);
+    return head;
+}
+
+std::string probe_key_with(const std::vector<std::string>& head,
+                           const std::vector<std::string>& argv) {
+    util::Hasher h;
+    for (const std::string& part : head)
+        h.add(part);
+    for_each_key_flag(argv, [&](std::string_view w) { h.add(w); });
     return h.hex128();
+}
+
+Result<std::string> probe_key(const ProbeRequest& req) {
+    auto head = probe_key_head(req);
+    if (!head) return head.error();
+    return probe_key_with(*head, req.argv);
 }
 
 namespace {

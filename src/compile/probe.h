@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,16 @@ struct ProbeRequest {
 /// An Error when the compiler cannot be found.
 Result<std::string> probe_key(const ProbeRequest& req);
 
+/// The parts of the probe key that depend on the compiler binary and the
+/// environment only (resolved path, size, mtime, argv[0], env, hipcc's
+/// variables), in key order. An Error when the compiler cannot be found.
+Result<std::vector<std::string>> probe_key_head(const ProbeRequest& req);
+
+/// The key from a probe_key_head() and the argv's flags:
+/// probe_key(req) == probe_key_with(*probe_key_head(req), req.argv).
+std::string probe_key_with(const std::vector<std::string>& head,
+                           const std::vector<std::string>& argv);
+
 /// The flags of argv that go into the key. Inputs count by their suffix only (it
 /// picks the language); -o, the -MD family, -D/-I and similar, -O/-g/-W/-std= are
 /// left out: they cannot change the job structure.
@@ -72,7 +83,8 @@ std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv);
 /// An Error when it cannot run or fails.
 Result<ProbeResult> run_probe(const ProbeRequest& req);
 
-/// Probe results by key, in memory and optionally in a JSON file. Not thread-safe.
+/// Probe results by key, in memory and optionally in a JSON file. get() may be
+/// called from several threads (one at a time runs, the others wait).
 class ProbeCache {
 public:
     /// `path` is the JSON file to load and update; "" keeps the cache in memory only.
@@ -80,6 +92,9 @@ public:
 
     /// The cached result for `req`, probing the compiler when there is none. A failed
     /// probe is remembered for this cache's lifetime (not on disk) and not re-run.
+    /// The compiler's identity (path, size, mtime) is read once per cache: a compiler
+    /// replaced during the cache's lifetime is not noticed. A cache file that cannot
+    /// be written is reported once on stderr as a warning, never as an error.
     Result<ProbeResult> get(const ProbeRequest& req);
 
     /// How many times this cache ran the compiler.
@@ -89,10 +104,14 @@ private:
     void load();
     Status save(const std::string& key, const ProbeResult& r);
 
+    std::mutex mutex_; ///< held by get()
     std::string path_;
     bool loaded_ = false;
     std::map<std::string, ProbeResult> entries_;
     std::map<std::string, Error> failures_; ///< failed probes, remembered in memory only
+    /// probe_key_head() by compiler, cwd and env: one stat of the compiler per cache.
+    std::map<std::string, Result<std::vector<std::string>>> heads_;
+    bool warned_ = false; ///< the cache file could not be written (said once)
     size_t probes_run_ = 0;
 };
 

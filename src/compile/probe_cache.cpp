@@ -2,6 +2,7 @@
 #include "compile/probe.h"
 #include "util/file.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace phc::compile {
@@ -90,19 +91,31 @@ Status ProbeCache::save(const std::string& key, const ProbeResult& r) {
 }
 
 Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
+    std::lock_guard lock(mutex_);
     load();
-    auto key = probe_key(req);
-    if (!key) return key.error();
-    if (auto it = entries_.find(*key); it != entries_.end()) return it->second;
-    if (auto it = failures_.find(*key); it != failures_.end()) return it->second;
+    std::string who = req.cwd;
+    for (const std::string& e : req.env)
+        who.append(1, '\0').append(e);
+    if (!req.argv.empty()) who.append(1, '\0').append(req.argv[0]);
+    auto head = heads_.find(who);
+    if (head == heads_.end()) head = heads_.emplace(who, probe_key_head(req)).first;
+    if (!head->second) return head->second.error();
+    const std::string key = probe_key_with(*head->second, req.argv);
+    if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+    if (auto it = failures_.find(key); it != failures_.end()) return it->second;
     ++probes_run_;
     auto r = run_probe(req);
     if (!r) {
-        failures_.emplace(*key, r.error());
+        failures_.emplace(key, r.error());
         return r;
     }
-    entries_[*key] = *r;
-    if (auto s = save(*key, *r); !s) return s.error();
+    entries_[key] = *r;
+    // A cache that cannot be written must never break a build: the probe stands.
+    if (auto s = save(key, *r); !s && !warned_) {
+        warned_ = true;
+        std::fprintf(stderr, "%s: warning: probe cache not saved (%s)\n", path_.c_str(),
+                     s.error().message.c_str());
+    }
     return r;
 }
 

@@ -90,6 +90,9 @@ TEST_CASE("probe key: compiler identity and driver flags, not paths or defines")
                       dir};
     auto k0 = probe_key(base);
     REQUIRE(k0.ok());
+    auto head = probe_key_head(base);
+    REQUIRE(head.ok());
+    CHECK(probe_key_with(*head, base.argv) == *k0);
     ProbeRequest other = base;
     other.argv = {cc,
                   "-x",
@@ -186,6 +189,20 @@ TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
     auto runs = util::read_file(std::string(dir) + "/runs");
     REQUIRE(runs.ok());
     CHECK(runs->size() == 4 * 4);
+
+    // A cache file that cannot be written (its folder is a file) loses nothing but
+    // the file: the probe result is returned, and kept in memory.
+    ProbeCache unwritable(std::string(dir) + "/runs/probes.json");
+    auto u = unwritable.get(a);
+    REQUIRE_MESSAGE(u.ok(), (u.ok() ? "" : u.error().message));
+    CHECK(u->archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    REQUIRE(unwritable.get(b).ok());
+    CHECK(unwritable.probes_run() == 1);
+    ProbeRequest c = a; // the same compiler under another environment: another key
+    c.env = {"PHC_UNIT_PROBE=1"};
+    REQUIRE(unwritable.get(c).ok());
+    CHECK(unwritable.probes_run() == 2);
+    CHECK_FALSE(util::file_exists(std::string(dir) + "/runs/probes.json"));
 
     std::string bad = std::string(dir) + "/bad";
     REQUIRE(util::write_file_atomic(bad, "#!/bin/sh\necho 'bad: error: nope' >&2\nexit 3\n").ok());
