@@ -58,7 +58,8 @@ private:
 
     void end_word() {
         if (!in_word_) return;
-        out_.tokens.push_back({ShellToken::Kind::Word, word_, assignment_});
+        out_.tokens.push_back({ShellToken::Kind::Word, std::move(word_), assignment_});
+        word_.clear();
         in_word_ = false;
     }
 
@@ -112,8 +113,25 @@ private:
         default:
             literal(c, false);
             ++i_;
+            if (name_ok_ && !assignment_) return; // still checking for `NAME=`
+            // The rest of a run of ordinary characters goes in whole.
+            size_t end = i_;
+            while (end < s_.size() && kOrdinary[static_cast<unsigned char>(s_[end])])
+                ++end;
+            word_.append(s_, i_, end - i_);
+            i_ = end;
         }
     }
+
+    /// Characters that are literal inside an unquoted word wherever they appear.
+    static constexpr std::array<bool, 256> kOrdinary = [] {
+        std::array<bool, 256> t{};
+        for (int c = 1; c < 256; ++c)
+            t[c] = true;
+        for (unsigned char c : std::string_view(" \t\n|&;<>()'\"\\$`*?[~#"))
+            t[c] = false;
+        return t;
+    }();
 
     void single_quoted() {
         size_t end = s_.find('\'', i_ + 1);
@@ -173,9 +191,40 @@ private:
     bool assignment_ = false;
 };
 
-bool is_safe_char(char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
-           c == '/' || c == '+' || c == ',' || c == ':' || c == '@' || c == '%' || c == '=';
+/// The characters a word may hold and still need no quotes, as a table.
+constexpr std::array<bool, 256> kSafe = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c)
+        t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    for (unsigned char c : std::string_view("_-./+,:@%="))
+        t[c] = true;
+    return t;
+}();
+
+bool is_safe_word(std::string_view word) {
+    for (char c : word)
+        if (!kSafe[static_cast<unsigned char>(c)]) return false;
+    return true;
+}
+
+/// Appends quote_word(word) to `out`.
+void append_quoted(std::string& out, std::string_view word) {
+    if (word.empty()) {
+        out += "''";
+        return;
+    }
+    if (is_safe_word(word)) {
+        out += word;
+        return;
+    }
+    out += '\'';
+    for (char c : word) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    out += '\'';
 }
 
 bool looks_like_assignment(std::string_view w) {
@@ -213,31 +262,30 @@ std::string split_words(std::string_view command, std::vector<std::string>& word
 }
 
 std::string quote_word(std::string_view word) {
-    if (word.empty()) return "''";
-    bool safe = true;
-    for (char c : word)
-        safe = safe && is_safe_char(c);
-    if (safe) return std::string(word);
-    std::string out = "'";
-    for (char c : word) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    out += '\'';
+    std::string out;
+    out.reserve(word.size() + 2);
+    append_quoted(out, word);
     return out;
 }
 
 std::string join_command(const std::vector<std::string>& argv) {
+    size_t size = 0;
+    for (const std::string& a : argv)
+        size += a.size() + 3;
     std::string out;
+    out.reserve(size);
     for (size_t k = 0; k < argv.size(); ++k) {
         if (k) out += ' ';
-        std::string q = quote_word(argv[k]);
+        const std::string& w = argv[k];
         // A bare word in command position could read as an assignment or a keyword.
-        if (k == 0 && q == argv[k] && (looks_like_assignment(q) || is_keyword(q)))
-            q = "'" + q + "'";
-        out += q;
+        if (k == 0 && !w.empty() && is_safe_word(w) &&
+            (looks_like_assignment(w) || is_keyword(w))) {
+            out += '\'';
+            out += w;
+            out += '\'';
+        } else {
+            append_quoted(out, w);
+        }
     }
     return out;
 }
@@ -245,7 +293,9 @@ std::string join_command(const std::vector<std::string>& argv) {
 std::string quote_assignment(std::string_view assignment) {
     size_t eq = assignment.find('=');
     if (eq == std::string_view::npos) return quote_word(assignment);
-    return std::string(assignment.substr(0, eq + 1)) + quote_word(assignment.substr(eq + 1));
+    std::string out(assignment.substr(0, eq + 1));
+    append_quoted(out, assignment.substr(eq + 1));
+    return out;
 }
 
 } // namespace phc::compile
