@@ -147,11 +147,8 @@ namespace {
 
 Result<std::string> render_all(const std::vector<NewStatement>& what) {
     std::string out;
-    for (const auto& s : what) {
-        auto text = render(s);
-        if (!text) return text.error();
-        out += *text;
-    }
+    for (const auto& s : what)
+        if (auto st = render_to(out, s); !st) return st.error();
     return out;
 }
 
@@ -162,6 +159,10 @@ Status Manifest::replace(StatementRef at, const std::vector<NewStatement>& with)
     if (!text) return text.error();
     edits_[at.file][at.index].replacement = std::move(*text);
     return Ok{};
+}
+
+void Manifest::replace_text(StatementRef at, std::string text) {
+    edits_[at.file][at.index].replacement = std::move(text);
 }
 
 Status Manifest::insert_before(StatementRef at, const std::vector<NewStatement>& what) {

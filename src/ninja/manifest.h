@@ -203,6 +203,9 @@ public:
 
     /// Replaces a statement with `with` (empty: removes it).
     Status replace(StatementRef at, const std::vector<NewStatement>& with);
+    /// Replaces a statement with text already rendered (render_to()): valid ninja
+    /// statements, each ending in '\n'. Lets callers render on other threads.
+    void replace_text(StatementRef at, std::string text);
     /// Inserts statements just before `at` (after earlier insertions there).
     Status insert_before(StatementRef at, const std::vector<NewStatement>& what);
     /// Inserts statements just after `at` (after earlier insertions there).

@@ -6,25 +6,50 @@
 
 namespace phc::ninja {
 
+namespace {
+
+/// Appends `text` to `out` with a '$' before every character for which `special`
+/// is true, copying the runs between them whole.
+template <typename Special>
+void append_escaped(std::string& out, std::string_view text, Special special) {
+    size_t from = 0;
+    for (size_t at = 0; at < text.size(); ++at) {
+        if (!special(text[at])) continue;
+        out.append(text, from, at - from);
+        out += '$';
+        from = at;
+    }
+    out.append(text, from, text.size() - from);
+}
+
+/// Appends escape_value(value) to `out`.
+void append_escaped_value(std::string& out, std::string_view value) {
+    size_t lead = value.find_first_not_of(' ');
+    if (lead == std::string_view::npos) lead = value.size();
+    for (size_t k = 0; k < lead; ++k) // ninja drops unescaped leading blanks
+        out += "$ ";
+    std::string_view rest = value.substr(lead);
+    for (size_t at = rest.find('$'); at != std::string_view::npos; at = rest.find('$')) {
+        out.append(rest.substr(0, at + 1));
+        out += '$';
+        rest.remove_prefix(at + 1);
+    }
+    out.append(rest);
+}
+
+} // namespace
+
 std::string escape_path(std::string_view path) {
     std::string out;
-    out.reserve(path.size());
-    for (char c : path) {
-        if (c == '$' || c == ' ' || c == ':') out += '$';
-        out += c;
-    }
+    out.reserve(path.size() + 8);
+    append_escaped(out, path, [](char c) { return c == '$' || c == ' ' || c == ':'; });
     return out;
 }
 
 std::string escape_value(std::string_view value) {
     std::string out;
-    out.reserve(value.size());
-    bool leading = true;
-    for (char c : value) {
-        if (c != ' ') leading = false;
-        if (c == '$' || (c == ' ' && leading)) out += '$';
-        out += c;
-    }
+    out.reserve(value.size() + 8);
+    append_escaped_value(out, value);
     return out;
 }
 
@@ -48,8 +73,22 @@ std::string to_ninja_text(const EvalString& s) {
     return out;
 }
 
+namespace {
+
+/// True when `text` holds any of `chars` (one memchr each: fast on long text).
+bool has_any(std::string_view text, std::string_view chars) {
+    for (char c : chars)
+        if (text.find(c) != std::string_view::npos) return true;
+    return false;
+}
+
+constexpr std::string_view kBreaks("\n\r\0", 3);
+
+} // namespace
+
 std::string path_error(std::string_view path) {
     if (path.empty()) return "empty path";
+    if (!has_any(path, kBreaks) && path.find('|') == std::string_view::npos) return {};
     for (char c : path) {
         if (c == '\n' || c == '\r' || c == '\0')
             return fmt::format("path '{}' contains a line break or NUL, which ninja cannot express",
@@ -62,6 +101,7 @@ std::string path_error(std::string_view path) {
 }
 
 std::string value_error(std::string_view value) {
+    if (!has_any(value, kBreaks)) return {};
     for (char c : value)
         if (c == '\n' || c == '\r' || c == '\0')
             return fmt::format(
@@ -83,8 +123,32 @@ bool is_keyword(std::string_view n) {
            n == "subninja";
 }
 
+/// True when `text` is plainly one valid value: no line break or NUL, and every
+/// '$' starts a well-formed escape or variable. Anything else goes to the lexer.
+bool plainly_valid(std::string_view t) {
+    for (size_t i = 0; i < t.size(); ++i) {
+        char c = t[i];
+        if (c == '\n' || c == '\r' || c == '\0') return false;
+        if (c != '$') continue;
+        char n = i + 1 < t.size() ? t[i + 1] : '\0';
+        if (n == '$' || n == ' ' || n == ':' || is_simple_varname_char(n)) {
+            ++i;
+        } else if (n == '{') {
+            size_t j = i + 2;
+            while (j < t.size() && is_varname_char(t[j]))
+                ++j;
+            if (j == i + 2 || j >= t.size() || t[j] != '}') return false;
+            i = j;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
 /// Checks that raw ninja value text lexes as exactly one value.
 std::string raw_value_error(std::string_view text) {
+    if (plainly_valid(text)) return {};
     std::string buf(text);
     buf += '\n';
     Lexer lex("value", buf);
@@ -96,19 +160,24 @@ std::string raw_value_error(std::string_view text) {
     return {};
 }
 
-Result<std::string> binding_text(const Binding& b, std::string_view indent) {
+Status append_binding(std::string& out, const Binding& b, std::string_view indent) {
     if (!is_name(b.name)) return make_error(fmt::format("invalid variable name '{}'", b.name));
     std::string problem = b.literal ? value_error(b.value) : raw_value_error(b.value);
     if (!problem.empty()) return make_error(fmt::format("binding '{}': {}", b.name, problem));
-    return fmt::format("{}{} = {}\n", indent, b.name, b.literal ? escape_value(b.value) : b.value);
+    out += indent;
+    out += b.name;
+    out += " = ";
+    if (b.literal)
+        append_escaped_value(out, b.value);
+    else
+        out += b.value;
+    out += '\n';
+    return Ok{};
 }
 
 Status append_bindings(std::string& out, const std::vector<Binding>& bindings) {
-    for (const Binding& b : bindings) {
-        auto t = binding_text(b, "  ");
-        if (!t) return t.error();
-        out += *t;
-    }
+    for (const Binding& b : bindings)
+        if (auto s = append_binding(out, b, "  "); !s) return s;
     return Ok{};
 }
 
@@ -116,29 +185,30 @@ Status append_paths(std::string& out, std::string_view sep, const std::vector<st
     for (size_t i = 0; i < paths.size(); ++i) {
         if (auto e = path_error(paths[i]); !e.empty()) return make_error(e);
         out += i == 0 ? sep : " ";
-        out += escape_path(paths[i]);
+        append_escaped(out, paths[i], [](char c) { return c == '$' || c == ' ' || c == ':'; });
     }
     return Ok{};
 }
 
-Result<std::string> render_one(const Binding& b) {
+Status render_one(std::string& out, const Binding& b) {
     if (is_keyword(b.name))
         return make_error(fmt::format("'{}' cannot be a top-level variable name", b.name));
-    return binding_text(b, "");
+    return append_binding(out, b, "");
 }
 
-Result<std::string> render_one(const RuleStatement& r) {
+Status render_one(std::string& out, const RuleStatement& r) {
     if (!is_name(r.name)) return make_error(fmt::format("invalid rule name '{}'", r.name));
-    std::string out = fmt::format("rule {}\n", r.name);
-    if (auto s = append_bindings(out, r.bindings); !s) return s.error();
-    return out;
+    out += "rule ";
+    out += r.name;
+    out += '\n';
+    return append_bindings(out, r.bindings);
 }
 
-Result<std::string> render_one(const BuildStatement& b) {
+Status render_one(std::string& out, const BuildStatement& b) {
     if (b.outputs.empty() && b.implicit_outputs.empty())
         return make_error("build statement has no outputs");
     if (!is_name(b.rule)) return make_error(fmt::format("invalid rule name '{}'", b.rule));
-    std::string out = "build";
+    out += "build";
     Status s = append_paths(out, " ", b.outputs);
     if (s) s = append_paths(out, " | ", b.implicit_outputs);
     if (s) {
@@ -149,43 +219,53 @@ Result<std::string> render_one(const BuildStatement& b) {
     if (s) s = append_paths(out, " | ", b.implicit);
     if (s) s = append_paths(out, " || ", b.order_only);
     if (s) s = append_paths(out, " |@ ", b.validations);
-    if (!s) return s.error();
+    if (!s) return s;
     out += '\n';
-    if (auto t = append_bindings(out, b.bindings); !t) return t.error();
-    return out;
+    return append_bindings(out, b.bindings);
 }
 
-Result<std::string> render_one(const PoolStatement& p) {
+Status render_one(std::string& out, const PoolStatement& p) {
     if (!is_name(p.name)) return make_error(fmt::format("invalid pool name '{}'", p.name));
     if (p.depth < 0) return make_error(fmt::format("pool '{}': negative depth", p.name));
-    return fmt::format("pool {}\n  depth = {}\n", p.name, p.depth);
+    out += fmt::format("pool {}\n  depth = {}\n", p.name, p.depth);
+    return Ok{};
 }
 
-Result<std::string> render_one(const DefaultStatement& d) {
+Status render_one(std::string& out, const DefaultStatement& d) {
     if (d.targets.empty()) return make_error("default statement has no targets");
-    std::string out = "default";
-    if (auto s = append_paths(out, " ", d.targets); !s) return s.error();
+    out += "default";
+    if (auto s = append_paths(out, " ", d.targets); !s) return s;
     out += '\n';
-    return out;
+    return Ok{};
 }
 
-Result<std::string> render_one(const IncludeStatement& i) {
-    std::string out = i.subninja ? "subninja" : "include";
-    if (auto s = append_paths(out, " ", {i.path}); !s) return s.error();
+Status render_one(std::string& out, const IncludeStatement& i) {
+    out += i.subninja ? "subninja" : "include";
+    if (auto s = append_paths(out, " ", {i.path}); !s) return s;
     out += '\n';
-    return out;
+    return Ok{};
 }
 
-Result<std::string> render_one(const RawStatement& r) {
+Status render_one(std::string& out, const RawStatement& r) {
     if (!r.text.empty() && r.text.back() != '\n')
         return make_error("raw statement text must end in a newline");
-    return r.text;
+    out += r.text;
+    return Ok{};
 }
 
 } // namespace
 
+Status render_to(std::string& out, const NewStatement& statement) {
+    const size_t size = out.size();
+    Status s = std::visit([&](const auto& st) { return render_one(out, st); }, statement);
+    if (!s) out.resize(size);
+    return s;
+}
+
 Result<std::string> render(const NewStatement& statement) {
-    return std::visit([](const auto& s) { return render_one(s); }, statement);
+    std::string out;
+    if (auto s = render_to(out, statement); !s) return s.error();
+    return out;
 }
 
 } // namespace phc::ninja

@@ -35,4 +35,7 @@ std::string value_error(std::string_view value);
 /// bindings, one statement per line, ending in '\n'). Errors name the bad field.
 Result<std::string> render(const NewStatement& statement);
 
+/// Appends render(statement) to `out`; on an Error `out` is left as it was.
+Status render_to(std::string& out, const NewStatement& statement);
+
 } // namespace phc::ninja

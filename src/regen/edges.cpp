@@ -54,20 +54,27 @@ std::string instantiate(const std::string& tmpl, const split::Step& s) {
 /// such template reproduces all of them exactly.
 std::string device_template(const std::vector<const split::Step*>& steps,
                             std::string (*text)(const split::Step&)) {
+    std::vector<std::string> escaped;
+    escaped.reserve(steps.size());
+    for (const split::Step* s : steps)
+        escaped.push_back(ninja::escape_value(text(*s)));
     const split::Step& first = *steps.front();
-    std::string escaped = ninja::escape_value(text(first));
-    if (escaped.find("$PHC_") != std::string::npos) return {};
+    if (escaped[0].find("$PHC_") != std::string::npos) return {};
     // File names carry the safe spelling of the architecture ("<arch>.o",
     // "<arch>.d"), options the real one; try the plain replacement, then that.
     std::string safe = split::safe_arch(first.arch);
-    std::string plain = replace_all(escaped, safe, safe == first.arch ? "$PHC_ARCH" : "$PHC_SAFE");
+    std::string plain =
+        replace_all(escaped[0], safe, safe == first.arch ? "$PHC_ARCH" : "$PHC_SAFE");
     plain = replace_all(plain, first.arch, "$PHC_ARCH");
-    std::string named = replace_all(escaped, safe + ".", "$PHC_SAFE.");
-    named = replace_all(named, first.arch, "$PHC_ARCH");
-    for (const std::string& tmpl : {plain, named}) {
+    for (int which = 0; which < 2; ++which) {
+        std::string tmpl = plain;
+        if (which == 1) {
+            tmpl = replace_all(escaped[0], safe + ".", "$PHC_SAFE.");
+            tmpl = replace_all(tmpl, first.arch, "$PHC_ARCH");
+        }
         bool fits = true;
-        for (const split::Step* s : steps)
-            fits = fits && instantiate(tmpl, *s) == ninja::escape_value(text(*s));
+        for (size_t k = 0; k < steps.size() && fits; ++k)
+            fits = instantiate(tmpl, *steps[k]) == escaped[k];
         if (fits) return tmpl;
     }
     return {};

@@ -5,6 +5,7 @@
 using namespace phc;
 using namespace phc::ninja;
 using phc::ninja::test::eval;
+using phc::ninja::test::parse;
 using phc::ninja::test::parse_ok;
 
 TEST_CASE("ninja writer: escape_path and escape_value") {
@@ -183,4 +184,29 @@ TEST_CASE("ninja writer: to_ninja_text parses back to the same string") {
                       "\nbuild o: r\n  x = X\n  z = Z\n");
     CHECK(eval(n, "o", "command") == "  lead a$b XyZ.w c:d  e");
     CHECK(eval(n, "o", "command") == eval(o, "o", "command"));
+}
+
+TEST_CASE("ninja writer: raw values are accepted exactly when ninja parses them") {
+    // Each value is rendered as a binding and, when accepted, must parse back
+    // with the same text: the quick check and the lexer agree.
+    for (std::string v : {"",       "a",      "$$",   "$ x",   "$:",   "$a",
+                          "${a}",   "${a.b}", "$a.b", "$-x",   "$a$b", "x ${PHC_ARCH}.o",
+                          "$",      "a$",     "${",   "${a",   "${}",  "${a b}",
+                          "$.",     "$!",     "$\n",  "a$\nb", "x\ry", "x\r\ny",
+                          "$\r\nz", "$$$"}) {
+        auto r = render(Binding{"v", v});
+        auto m = parse(r.ok() ? *r : "v = " + v + "\n");
+        CHECK_MESSAGE(r.ok() == m.ok(), "value '", v, "'");
+    }
+    CHECK(render(Binding{"v", "a$\nb"}).ok()); // a continuation inside the value
+    CHECK_FALSE(render(Binding{"v", "${a"}).ok());
+    CHECK_FALSE(render(Binding{"v", "$"}).ok());
+}
+
+TEST_CASE("render_to appends, and leaves the buffer alone on an error") {
+    std::string out = "# head\n";
+    REQUIRE(render_to(out, Binding{"x", "1"}).ok());
+    CHECK(out == "# head\nx = 1\n");
+    CHECK_FALSE(render_to(out, BuildStatement{{"o"}, {}, "r", {"a|b"}, {}, {}, {}, {}}).ok());
+    CHECK(out == "# head\nx = 1\n");
 }
