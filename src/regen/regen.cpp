@@ -4,13 +4,18 @@
 #include "compile/probe.h"
 #include "compile/shell.h"
 #include "ninja/manifest.h"
+#include "ninja/writer.h"
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "split/plan.h"
 #include "util/file.h"
 
+#include <algorithm>
+#include <atomic>
 #include <fmt/format.h>
+#include <optional>
 #include <set>
+#include <thread>
 
 namespace phc::regen {
 
@@ -109,6 +114,86 @@ Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_
         fmt::format("{}:{}: error: {}", file.path, m.statement(e.statement()).line, what));
 }
 
+/// A HIP-looking edge to plan.
+struct Job {
+    size_t edge;              ///< index in the manifest
+    std::string command;      ///< its evaluated command
+    compile::AnalyzeInput in; ///< its rspfile, if any
+};
+
+/// What planning one Job gave.
+struct Outcome {
+    EdgeDecision d;
+    std::string text;           ///< the rendered split edges, when d.split
+    std::optional<Error> error; ///< the edge cannot be planned: regen fails
+};
+
+Outcome plan_one(const ninja::Manifest& m, const Job& job, compile::ProbeCache& probes,
+                 const Names& names, bool device_pool) {
+    Outcome o;
+    ninja::EdgeRef e = m.edge(job.edge);
+    EdgeDecision& d = o.d;
+    d.object = e.outputs().empty() ? std::string() : std::string(e.outputs()[0]);
+    compile::Analysis a = compile::analyze_string(job.command, job.in);
+    if (a.decision.split() && !job.in.rspfile.empty()) {
+        d.code = "ninja-rspfile";
+        d.text = "the command reads a ninja rspfile, which parallel edges cannot share";
+        return o;
+    }
+    if (!a.decision.split()) {
+        d.code = std::string(compile::reason_code(a.decision.reason));
+        d.text = a.decision.text;
+        return o;
+    }
+    auto plan = split::plan(std::move(a), probes, {.private_dir = {}, .device_depfiles = true});
+    if (!plan) {
+        o.error = edge_error(m, e, plan.error().message);
+        return o;
+    }
+    d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
+    d.text = plan->analysis.decision.text;
+    if (!plan->split()) return o;
+    auto carry = carry_of(e);
+    if (!carry) {
+        o.error = edge_error(m, e, carry.error().message);
+        return o;
+    }
+    for (const auto& st : split_edges(*plan, *carry, names, device_pool)) {
+        if (auto r = ninja::render_to(o.text, st); !r) {
+            o.error = edge_error(m, e, r.error().message);
+            return o;
+        }
+    }
+    d.split = true;
+    for (const auto& s : plan->steps)
+        if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+    return o;
+}
+
+/// plan_one() for every job, on up to two threads (planning only reads the
+/// manifest; ProbeCache locks itself).
+std::vector<Outcome> plan_all(const ninja::Manifest& m, const std::vector<Job>& jobs,
+                              compile::ProbeCache& probes, const Names& names, bool device_pool) {
+    std::vector<Outcome> out(jobs.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        constexpr size_t kChunk = 16;
+        for (size_t from = next.fetch_add(kChunk); from < jobs.size();
+             from = next.fetch_add(kChunk))
+            for (size_t k = from; k < std::min(from + kChunk, jobs.size()); ++k)
+                out[k] = plan_one(m, jobs[k], probes, names, device_pool);
+    };
+    const unsigned threads = std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+    if (threads < 2 || jobs.size() < 64) {
+        work();
+        return out;
+    }
+    std::thread helper(work);
+    work();
+    helper.join();
+    return out;
+}
+
 } // namespace
 
 Result<Summary> run(const Options& opts) {
@@ -126,7 +211,10 @@ Result<Summary> run(const Options& opts) {
     }
     Summary sum;
     std::optional<uint32_t> generator;
-    for (size_t i = 0; i < m.edge_count(); ++i) {
+    // First the cheap, sequential pass: which edges may be HIP compiles.
+    std::vector<Job> jobs;
+    std::optional<Error> scan_error; // reported after the decisions of earlier edges
+    for (size_t i = 0; i < m.edge_count() && !scan_error; ++i) {
         ninja::EdgeRef e = m.edge(i);
         if (e.is_phony()) continue;
         if (is_generator(e)) {
@@ -135,49 +223,39 @@ Result<Summary> run(const Options& opts) {
             continue;
         }
         auto cmd = e.evaluate("command");
-        if (!cmd) return edge_error(m, e, cmd.error().message);
+        if (!cmd) {
+            scan_error = edge_error(m, e, cmd.error().message);
+            break;
+        }
         if (!looks_like_hip(*cmd)) {
             ++sum.other_edges;
             continue;
         }
-        compile::AnalyzeInput in;
+        Job job{i, std::move(*cmd), {}};
         auto rsp = e.evaluate_unescaped("rspfile");
         if (rsp && !rsp->empty()) {
-            in.rspfile = *rsp;
+            job.in.rspfile = *rsp;
             auto content = e.evaluate("rspfile_content");
-            if (content) in.rspfile_content = *content;
+            if (content) job.in.rspfile_content = *content;
         }
-        EdgeDecision d;
-        d.object = e.outputs().empty() ? std::string() : std::string(e.outputs()[0]);
-        compile::Analysis a = compile::analyze_string(*cmd, in);
-        if (a.decision.split() && !in.rspfile.empty()) {
-            d.code = "ninja-rspfile";
-            d.text = "the command reads a ninja rspfile, which parallel edges cannot share";
-        } else if (!a.decision.split()) {
-            d.code = std::string(compile::reason_code(a.decision.reason));
-            d.text = a.decision.text;
-        } else {
-            auto plan =
-                split::plan(std::move(a), probes, {.private_dir = {}, .device_depfiles = true});
-            if (!plan) return edge_error(m, e, plan.error().message);
-            d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
-            d.text = plan->analysis.decision.text;
-            if (plan->split()) {
-                auto carry = carry_of(e);
-                if (!carry) return edge_error(m, e, carry.error().message);
-                auto stmts = split_edges(*plan, *carry, names, opts.device_jobs > 0);
-                if (auto st = m.replace(e.statement(), stmts); !st)
-                    return edge_error(m, e, st.error().message);
-                d.split = true;
-                for (const auto& s : plan->steps)
-                    if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
-                ++sum.objects_split;
-                sum.device_edges += d.archs.size();
-            }
-        }
-        if (!d.split) ++sum.left[d.code];
-        sum.decisions.push_back(std::move(d));
+        jobs.push_back(std::move(job));
     }
+    // Then analysis, planning and rendering, which read the manifest only, in
+    // parallel; the results are applied in manifest order.
+    std::vector<Outcome> done = plan_all(m, jobs, probes, names, opts.device_jobs > 0);
+    for (size_t k = 0; k < jobs.size(); ++k) {
+        Outcome& o = done[k];
+        if (o.error) return *o.error;
+        if (o.d.split) {
+            m.replace_text(m.edge(jobs[k].edge).statement(), std::move(o.text));
+            ++sum.objects_split;
+            sum.device_edges += o.d.archs.size();
+        } else {
+            ++sum.left[o.d.code];
+        }
+        sum.decisions.push_back(std::move(o.d));
+    }
+    if (scan_error) return *scan_error;
     sum.probes_run = probes.probes_run();
 
     const std::string origin = in_place ? original_path(opts.manifest) : src->path;
