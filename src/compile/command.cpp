@@ -3,6 +3,7 @@
 #include "compile/shell.h"
 
 #include <cctype>
+#include <iterator>
 
 namespace phc::compile {
 
@@ -96,7 +97,8 @@ Recognised recognise_argv(std::vector<std::string> w) {
         r.reason = "no compiler after the launcher";
         return r;
     }
-    cmd.argv.assign(w.begin() + static_cast<std::ptrdiff_t>(i), w.end());
+    cmd.argv.assign(std::make_move_iterator(w.begin() + static_cast<std::ptrdiff_t>(i)),
+                    std::make_move_iterator(w.end()));
     cmd.compiler = compiler_kind(cmd.argv[0]);
     r.command = std::move(cmd);
     return r;
@@ -120,14 +122,15 @@ Recognised recognise(std::string_view command) {
     }
     std::vector<std::string> env;
     while (i < t.size() && t[i].kind == ShellToken::Kind::Word && t[i].assignment)
-        env.push_back(t[i++].text);
+        env.push_back(std::move(t[i++].text));
     std::vector<std::string> words;
+    words.reserve(t.size() - i);
     for (; i < t.size(); ++i) {
         if (t[i].kind == ShellToken::Kind::Operator) {
             r.reason = "the command is not a simple command (operator '" + t[i].text + "')";
             return r;
         }
-        words.push_back(t[i].text);
+        words.push_back(std::move(t[i].text));
     }
     if (words.empty()) {
         r.reason = "the command runs no program";
