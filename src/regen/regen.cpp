@@ -170,10 +170,11 @@ Outcome plan_one(const ninja::Manifest& m, const Job& job, compile::ProbeCache& 
     return o;
 }
 
-/// plan_one() for every job, on up to two threads (planning only reads the
-/// manifest; ProbeCache locks itself).
+/// plan_one() for every job, on `threads_wanted` threads (0: up to two, and one
+/// for small builds); planning only reads the manifest, ProbeCache locks itself.
 std::vector<Outcome> plan_all(const ninja::Manifest& m, const std::vector<Job>& jobs,
-                              compile::ProbeCache& probes, const Names& names, bool device_pool) {
+                              compile::ProbeCache& probes, const Names& names, bool device_pool,
+                              int threads_wanted) {
     std::vector<Outcome> out(jobs.size());
     std::atomic<size_t> next{0};
     auto work = [&] {
@@ -183,14 +184,19 @@ std::vector<Outcome> plan_all(const ninja::Manifest& m, const std::vector<Job>& 
             for (size_t k = from; k < std::min(from + kChunk, jobs.size()); ++k)
                 out[k] = plan_one(m, jobs[k], probes, names, device_pool);
     };
-    const unsigned threads = std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
-    if (threads < 2 || jobs.size() < 64) {
+    const unsigned threads = threads_wanted > 0
+                                 ? static_cast<unsigned>(threads_wanted)
+                                 : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+    if (threads < 2 || (threads_wanted <= 0 && jobs.size() < 64)) {
         work();
         return out;
     }
-    std::thread helper(work);
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t)
+        helpers.emplace_back(work);
     work();
-    helper.join();
+    for (auto& h : helpers)
+        h.join();
     return out;
 }
 
@@ -242,7 +248,8 @@ Result<Summary> run(const Options& opts) {
     }
     // Then analysis, planning and rendering, which read the manifest only, in
     // parallel; the results are applied in manifest order.
-    std::vector<Outcome> done = plan_all(m, jobs, probes, names, opts.device_jobs > 0);
+    std::vector<Outcome> done =
+        plan_all(m, jobs, probes, names, opts.device_jobs > 0, opts.threads);
     for (size_t k = 0; k < jobs.size(); ++k) {
         Outcome& o = done[k];
         if (o.error) return *o.error;

@@ -17,6 +17,7 @@ struct Options {
     std::string output;                   ///< write here instead of in place (-o); "" = in place
     int device_jobs = 0;                  ///< >0: device edges share a pool of this depth
     bool dry_run = false;                 ///< decide and report, write nothing
+    int threads = 0;                      ///< planning threads; 0 = up to two, as cores allow
     std::string self;                     ///< absolute path of phc-ninja, for the re-run hook
     std::string build_dir;                ///< absolute build directory, for the re-run hook
 };

@@ -178,3 +178,49 @@ TEST_CASE("summary line") {
     s.written.clear();
     CHECK(regen::summary_line(s, true).ends_with("1 compiler probe; up to date"));
 }
+
+TEST_CASE("regen on several threads writes exactly what one thread writes") {
+    char dir[] = "/tmp/phc-regen-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    // 120 edges: split ones (two architectures), single-architecture ones left
+    // alone, and plain C++ ones, interleaved; probed once with the real clang-15.
+    std::string text = "rule CXX\n  command = $LAUNCHER /usr/bin/clang++-15 $FLAGS -c $in -o $out\n"
+                       "  depfile = $out.d\n  deps = gcc\n";
+    const std::string hip = "-x hip --rocm-path=/usr "
+                            "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -MD "
+                            "-MF $out.d";
+    for (int i = 0; i < 120; ++i) {
+        std::string n = std::to_string(i);
+        std::string flags = i % 3 == 2   ? "-O2"
+                            : i % 3 == 1 ? hip + " --offload-arch=gfx906"
+                                         : hip + " --offload-arch=gfx906 --offload-arch=gfx90a";
+        text += "build obj/k" + n + ".o: CXX src/k" + n + (i % 3 == 2 ? ".cpp" : ".hip") +
+                "\n  FLAGS = " + flags + " -DN=" + n + "\n";
+    }
+    REQUIRE(util::write_file_atomic(std::string(dir) + "/build.ninja", text).ok());
+    char old_cwd[4096];
+    REQUIRE(::getcwd(old_cwd, sizeof old_cwd) != nullptr);
+    REQUIRE(::chdir(dir) == 0);
+    std::string out[2];
+    for (int threads : {1, 3}) {
+        regen::Options o;
+        o.output = threads == 1 ? "one.ninja" : "many.ninja";
+        o.threads = threads;
+        auto r = regen::run(o);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        CHECK(r->objects_split == 40);
+        CHECK(r->left.at("single-arch") == 40);
+        CHECK(r->other_edges == 40);
+        REQUIRE(r->decisions.size() == 80);
+        for (size_t k = 0; k < r->decisions.size(); ++k)
+            CHECK(r->decisions[k].object ==
+                  "obj/k" + std::to_string(k / 2 * 3 + k % 2) + ".o"); // manifest order
+        auto t = util::read_file(o.output);
+        REQUIRE(t.ok());
+        out[threads == 1 ? 0 : 1] = *t;
+    }
+    CHECK(out[0].size() > text.size());
+    CHECK(out[0] == out[1]);
+    REQUIRE(::chdir(old_cwd) == 0);
+    CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
+}
