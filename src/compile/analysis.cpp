@@ -241,10 +241,11 @@ void note_option(Facts& f, const ParsedArg& a, std::string& lang) {
         add_archs(f, a.value, true);
 }
 
-Facts gather(const std::vector<std::string>& argv, const std::vector<bool>& from_rsp) {
+Facts gather(const std::vector<std::string>& argv, const std::vector<ParsedArg>& args,
+             const std::vector<bool>& from_rsp) {
     Facts f;
     std::string lang;
-    for (const ParsedArg& a : parse_args(argv)) {
+    for (const ParsedArg& a : args) {
         if (a.input) {
             f.inputs.emplace_back(a.value, lang);
         } else if (a.option) {
@@ -304,8 +305,9 @@ Decision decide(const Facts& f, const Analysis& a) {
     return Decision{R::Split, std::to_string(f.archs.size()) + " architectures"};
 }
 
-void fill_from_original(Analysis& a) {
-    a.args = parse_args(a.command.argv);
+/// Fills the facts read from the original argv; `args` is its parse (a.args is moved from it).
+void fill_from_original(Analysis& a, std::vector<ParsedArg> args) {
+    a.args = std::move(args);
     for (const ParsedArg& p : a.args) {
         if (p.is("-o")) {
             a.output = p.value;
@@ -332,11 +334,13 @@ Analysis analyze(CompileCommand command, const AnalyzeInput& in) {
         a.decision = leave(Reason::ResponseFile, "cannot read a response file: " + ex.error);
         return a;
     }
-    Facts f = gather(ex.argv, ex.from_rsp);
+    std::vector<ParsedArg> args = parse_args(ex.argv);
+    Facts f = gather(ex.argv, args, ex.from_rsp);
     a.archs = f.archs;
     a.cuid_none = f.fuse_cuid == "none";
     if (f.inputs.size() == 1) a.source = f.inputs[0].first;
-    fill_from_original(a);
+    // Without response files the expanded argv is the original: parse it once.
+    fill_from_original(a, ex.argv == a.command.argv ? std::move(args) : parse_args(a.command.argv));
     a.decision = decide(f, a);
     return a;
 }

@@ -3,8 +3,6 @@
 #include "compile/shell.h"
 #include "util/hash.h"
 
-#include <map>
-
 namespace phc::split {
 
 using compile::ParsedArg;
@@ -60,15 +58,15 @@ struct Edit {
 };
 
 std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
-    std::map<size_t, const ParsedArg*> at;
-    for (const ParsedArg& p : a.args)
-        at[p.index] = &p;
     const auto& argv = a.command.argv;
+    std::vector<const ParsedArg*> at(argv.size(), nullptr); // argv position -> its argument
+    for (const ParsedArg& p : a.args)
+        if (p.index < at.size()) at[p.index] = &p;
     std::vector<std::string> out{argv[0]};
+    out.reserve(argv.size() + e.append.size() + 2);
     bool arch_written = false;
     for (size_t i = 1; i < argv.size(); ++i) {
-        auto it = at.find(i);
-        const ParsedArg* p = it == at.end() ? nullptr : it->second;
+        const ParsedArg* p = at[i];
         if (p && !p->option && !p->input && !e.output.empty() && compile::is_wp_depfile(argv[i])) {
             // -Wp,-MD,FILE / -Wp,-MMD,FILE: the same form, naming the step's depfile
             out.push_back(argv[i].substr(0, argv[i].find(',', 4)) + "," + e.depfile);
