@@ -236,7 +236,8 @@ private:
             pid_t p = ::waitpid(r.pid, &status, WNOHANG);
             if (p == r.pid || (p < 0 && errno == ECHILD)) {
                 r.reaped = true;
-                r.status = status;
+                // ECHILD: reaped elsewhere, its status lost; never count that as success.
+                r.status = p == r.pid ? status : (127 << 8);
                 if (stopping_) ::kill(-r.pid, SIGKILL); // stragglers left in its group
                 // Whatever it wrote is in the pipe by now; grandchildren that keep
                 // the pipe open do not hold us up.
