@@ -1,3 +1,5 @@
+#include "compile/analysis.h"
+#include "fake_probe.h"
 #include "ninja/writer.h"
 #include "regen/edges.h"
 #include "regen/original.h"
@@ -223,4 +225,26 @@ TEST_CASE("regen on several threads writes exactly what one thread writes") {
     CHECK(out[0] == out[1]);
     REQUIRE(::chdir(old_cwd) == 0);
     CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
+}
+
+TEST_CASE("the planner's own steps are templated, with paths in the build directory") {
+    compile::Analysis a = compile::analyze_string(
+        "cd b && ccache /usr/bin/clang++-15 -x hip -O2 --offload-arch=gfx90a:xnack+ "
+        "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
+        {});
+    REQUIRE(a.decision.split());
+    compile::ProbeResult probe = compile::fake_probe({"gfx906", "gfx90a:xnack+"});
+    compile::apply_probe(a, probe);
+    REQUIRE(a.decision.split());
+    split::Plan plan =
+        split::make_plan(std::move(a), probe, {.private_dir = {}, .device_depfiles = true});
+    regen::Carry c = carry_for("b/k.o");
+    std::string t = text_of(regen::split_edges(plan, c, regen::Names{}, false));
+    CHECK(t.find("rule PHC_HIP_DEVICE_") != std::string::npos);
+    CHECK(t.find("  command = cd b && ccache /usr/bin/clang++-15 ") != std::string::npos);
+    CHECK(t.find("--offload-arch=$PHC_ARCH") != std::string::npos);
+    CHECK(t.find("build b/k.o.phc/gfx90a-xnack+.o: PHC_HIP_DEVICE_") != std::string::npos);
+    CHECK(t.find("build b/k.o.phc/bundle.hipfb: PHC_HIP_BUNDLE b/k.o.phc/gfx906.o "
+                 "b/k.o.phc/gfx90a-xnack+.o\n") != std::string::npos);
+    CHECK(t.find("PHC_HIP_HOST k.hip | gen.h b/k.o.phc/bundle.hipfb") != std::string::npos);
 }
