@@ -77,13 +77,6 @@ void remove_dir(const std::string& dir) {
     std::filesystem::remove_all(dir, ec);
 }
 
-/// The first forwarded signal among those that arrived so far, or 0.
-int pending_signal(SignalPipe& signals) {
-    for (int s : signals.drain())
-        if (s != SIGCHLD) return s;
-    return 0;
-}
-
 /// Plans and runs a command the pre-check found worth a look. Signals are caught
 /// from the start, so an interrupt during planning also removes the folder.
 int run_candidate(const std::vector<std::string>& cmd) {
@@ -108,7 +101,7 @@ int run_candidate(const std::vector<std::string>& cmd) {
         return exec_command(cmd);
     }
     auto planned = plan_command(cmd, dir, probe_cache_path());
-    if (int sig = pending_signal(**signals)) {
+    if (int sig = (*signals)->first_forwarded()) {
         remove_dir(dir);
         reraise(sig);
         return 128 + sig;

@@ -10,15 +10,6 @@
 
 namespace phc::launch {
 
-void write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-        ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        data.remove_prefix(static_cast<size_t>(n));
-    }
-}
-
 namespace {
 
 /// Appends one trace line per finished job; warns once if the log cannot be written.
@@ -55,13 +46,6 @@ void print_device_output(const std::vector<Job>& jobs, const RunReport& rep) {
     }
     write_all(1, merge_outputs(outs, complete));
     write_all(2, merge_outputs(errs, complete));
-}
-
-/// Consumes signals that arrived between phases; returns the first forwarded one.
-int pending_signal(SignalPipe& signals) {
-    for (int s : signals.drain())
-        if (s != SIGCHLD) return s;
-    return 0;
 }
 
 /// Runs one job (bundle or host) in the implicit slot, printing its output.
@@ -107,12 +91,12 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
     if (!dev.signal) print_device_output(jobs.device, dev);
     Outcome o = outcome_of(dev);
     if (o.exit_code == 0) {
-        if (int s = pending_signal(signals)) o = {128 + s, s};
+        if (int s = signals.first_forwarded()) o = {128 + s, s};
     }
     if (o.exit_code == 0) {
         o = outcome_of(run_one(jobs.bundle, js, signals, opt, tracer, jobs.name + "::bundle"));
         if (o.exit_code == 0) {
-            if (int s = pending_signal(signals)) o = {128 + s, s};
+            if (int s = signals.first_forwarded()) o = {128 + s, s};
         }
     }
     if (o.exit_code == 0) o = outcome_of(run_one(jobs.host, js, signals, opt, tracer, jobs.name));

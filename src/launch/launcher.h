@@ -5,6 +5,7 @@
 #include "launch/jobserver.h"
 #include "launch/signals.h"
 #include "launch/supervisor.h"
+#include "util/file.h"
 
 #include <string>
 #include <vector>
@@ -39,7 +40,10 @@ struct Outcome {
 Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
                   const LaunchOptions& options);
 
-/// Writes all of `data` to `fd` (retrying short writes and EINTR).
-void write_all(int fd, std::string_view data);
+/// Writes all of `data` to `fd` (retrying short writes and EINTR); output the
+/// launcher cannot write is dropped, as a compiler's would be.
+inline void write_all(int fd, std::string_view data) {
+    (void)util::write_all(fd, data);
+}
 
 } // namespace phc::launch

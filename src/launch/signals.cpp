@@ -80,4 +80,10 @@ void reraise(int sig) {
     ::raise(sig);
 }
 
+int SignalPipe::first_forwarded() {
+    for (int s : drain())
+        if (s != SIGCHLD) return s;
+    return 0;
+}
+
 } // namespace phc::launch

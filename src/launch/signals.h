@@ -26,6 +26,8 @@ public:
     int fd() const { return read_.get(); }
     /// Reads every pending signal number (empty when none).
     std::vector<int> drain();
+    /// Consumes the pending signals; returns the first that is not SIGCHLD, or 0.
+    int first_forwarded();
 
 private:
     SignalPipe() = default;

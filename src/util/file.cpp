@@ -16,20 +16,17 @@ Error errno_error(std::string_view what, const std::string& path) {
     return make_error(fmt::format("{}: error: {}: {}", path, what, std::strerror(errno)));
 }
 
-/// Writes all bytes, retrying on EINTR and short writes.
+} // namespace
+
 bool write_all(int fd, std::string_view data) {
     while (!data.empty()) {
         ssize_t n = ::write(fd, data.data(), data.size());
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
         data.remove_prefix(static_cast<size_t>(n));
     }
     return true;
 }
-
-} // namespace
 
 Result<std::string> read_file(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

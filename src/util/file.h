@@ -16,6 +16,9 @@ Result<std::string> read_file(const std::string& path);
 /// Keeps the old file's permission bits when it exists.
 Status write_file_atomic(const std::string& path, std::string_view content);
 
+/// Writes all of `data` to `fd`, retrying short writes and EINTR. False on error.
+bool write_all(int fd, std::string_view data);
+
 /// True when `path` names an existing file (or directory).
 bool file_exists(const std::string& path);
 
