@@ -16,6 +16,13 @@ Error errno_error(std::string_view what, const std::string& path) {
     return make_error(fmt::format("{}: error: {}: {}", path, what, std::strerror(errno)));
 }
 
+/// The process's umask (read without changing it for long).
+mode_t current_umask() {
+    mode_t m = ::umask(022);
+    ::umask(m);
+    return m;
+}
+
 } // namespace
 
 bool write_all(int fd, std::string_view data) {
@@ -50,12 +57,19 @@ Result<std::string> read_file(const std::string& path) {
     return out;
 }
 
-Status write_file_atomic(const std::string& path, std::string_view content) {
+Status write_file_atomic(const std::string& given, std::string_view content) {
+    // Replace a symlink's target, not the link itself.
+    std::error_code ec;
+    std::string path = given;
+    if (std::filesystem::is_symlink(given, ec)) {
+        auto real = std::filesystem::canonical(given, ec);
+        if (!ec) path = real.string();
+    }
     std::string tmp = path + ".phc-tmp-XXXXXX";
     int fd = ::mkstemp(tmp.data());
-    if (fd < 0) return errno_error("cannot create temporary file next to it", path);
+    if (fd < 0) return errno_error("cannot create temporary file next to it", given);
     struct stat st {};
-    mode_t mode = 0644;
+    mode_t mode = 0666 & ~current_umask();
     if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
     ::fchmod(fd, mode);
     if (!write_all(fd, content) || ::fsync(fd) != 0) {

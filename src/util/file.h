@@ -13,7 +13,8 @@ Result<std::string> read_file(const std::string& path);
 
 /// Writes `content` to `path` through a temporary file in the same directory and
 /// rename(2), so readers see either the old or the new file, never a half-written one.
-/// Keeps the old file's permission bits when it exists.
+/// Keeps the old file's permission bits when it exists (a new file gets 0666 less
+/// the umask); a symlink's target is replaced, the link stays.
 Status write_file_atomic(const std::string& path, std::string_view content);
 
 /// Writes all of `data` to `fd`, retrying short writes and EINTR. False on error.

@@ -47,7 +47,9 @@ done
 echo "-- -j1 (no tokens): device compiles run one at a time"
 PHC_NINJA_TRACE=$W/trace1.log $POOL -j1 -- "$L" clang++-15 "${FLAGS[@]}" -c k.hip -o k1.o 2>/dev/null \
   || fail "-j1 run failed"
-cmp k1.o ref.o >/dev/null 2>&1 || true # output name differs only; bytes checked above
+cuid1=$("$PHC" explain -- clang++-15 "${FLAGS[@]}" -c k.hip -o k1.o | sed -n 's/^# cuid: //p')
+clang++-15 "${FLAGS[@]}" -cuid="$cuid1" -c k.hip -o ref1.o
+cmp k1.o ref1.o || fail "k1.o (-j1) differs from the driver's own object (cuid $cuid1)"
 python3 - "$W/trace1.log" "$W/trace3.log" <<'PY' || fail "device compile overlap is wrong"
 import sys
 def spans(path):

@@ -36,6 +36,21 @@ TEST_CASE("atomic write replaces content and keeps mode; read_file errors name t
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.error().message ==
           std::string(dir) + "/nope: error: cannot read file: No such file or directory");
+    std::string link = std::string(dir) + "/link";
+    REQUIRE(::symlink(path.c_str(), link.c_str()) == 0);
+    REQUIRE(util::write_file_atomic(link, "three").ok());
+    struct stat lst {};
+    REQUIRE(::lstat(link.c_str(), &lst) == 0);
+    CHECK(S_ISLNK(lst.st_mode));
+    CHECK(*util::read_file(path) == "three");
+    ::unlink(link.c_str());
+    mode_t old_mask = ::umask(077);
+    std::string fresh = std::string(dir) + "/fresh";
+    REQUIRE(util::write_file_atomic(fresh, "x").ok());
+    ::umask(old_mask);
+    REQUIRE(::stat(fresh.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    ::unlink(fresh.c_str());
     auto bad = util::write_file_atomic(std::string(dir) + "/no/such/dir/f", "x");
     CHECK_FALSE(bad.ok());
     ::unlink(path.c_str());
