@@ -9,5 +9,5 @@ cmake --install "$PHC_BUILD" --prefix "$dir/prefix" >/dev/null
 out=$("$dir/prefix/bin/phc-launch" sh -c 'echo hi; exit 3') && fail "exit status lost" || rc=$?
 expect_eq "phc-launch exit status" 3 "$rc"
 expect_eq "phc-launch output" hi "$out"
-"$dir/prefix/bin/phc-ninja" --version | grep -q "^phc-ninja " || fail "--version"
+grep -q "^phc-ninja " <<<"$("$dir/prefix/bin/phc-ninja" --version)" || fail "--version"
 pass "installed phc-ninja and phc-launch work"

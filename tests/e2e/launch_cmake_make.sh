@@ -10,7 +10,7 @@ W=$PHC_TMP/launch_cmake_make
 rm -rf "$W" && mkdir -p "$W/src" "$W/tmp" && cd "$W"
 export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json
 fail() { echo "launch_cmake_make: FAIL: $*" >&2; exit 1; }
-"$PHC" --help | grep -q "^  explain " \
+grep -q "^  explain " <<<"$("$PHC" --help)" \
   || fail "this phc-ninja has no split planner ('phc-ninja explain'); the launcher cannot split"
 
 cat > src/CMakeLists.txt <<'CM'

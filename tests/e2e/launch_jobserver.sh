@@ -10,7 +10,7 @@ W=$PHC_TMP/launch_jobserver
 rm -rf "$W" && mkdir -p "$W/tmp" && cd "$W"
 export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json
 fail() { echo "launch_jobserver: FAIL: $*" >&2; exit 1; }
-"$PHC" --help | grep -q "^  explain " \
+grep -q "^  explain " <<<"$("$PHC" --help)" \
   || fail "this phc-ninja has no split planner ('phc-ninja explain'); the launcher cannot split"
 # clang-15 itself leaves k-XXXXXX temporaries in TMPDIR; ours are phc-launch-*.
 ours() { ls "$W/tmp" | grep '^phc-launch-' || true; }

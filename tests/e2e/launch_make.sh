@@ -11,7 +11,7 @@ W=$PHC_TMP/launch_make
 rm -rf "$W" && mkdir -p "$W/tmp" && cd "$W"
 export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json
 fail() { echo "launch_make: FAIL: $*" >&2; exit 1; }
-"$PHC" --help | grep -q "^  explain " \
+grep -q "^  explain " <<<"$("$PHC" --help)" \
   || fail "this phc-ninja has no split planner ('phc-ninja explain'); the launcher cannot split"
 [ -f "$PHC_SRC/samples/make-hip/Makefile" ] || fail "samples/make-hip is missing"
 ARCHS="gfx906 gfx90a"

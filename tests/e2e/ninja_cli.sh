@@ -24,7 +24,7 @@ expect() {
   [ "$(cat "$work/err")" = "$text" ] || fail "manifest $*: stderr was '$(cat "$work/err")', expected '$text'"
 }
 
-"$PHC" manifest --help | grep -q '^usage: phc-ninja manifest commands' || fail "--help prints no usage"
+grep -q '^usage: phc-ninja manifest commands' <<<"$("$PHC" manifest --help)" || fail "--help prints no usage"
 expect 2 "phc-ninja manifest: error: unknown option '--bogus' (see --help)" -- commands --bogus
 expect 2 "phc-ninja manifest: error: missing subcommand (commands or roundtrip)" --
 expect 2 "phc-ninja manifest: error: unknown subcommand 'list' (see --help)" -- list
@@ -48,7 +48,7 @@ expect 0 "" -- commands
 
 expect 0 "" -- roundtrip -f build.ninja -o copy.ninja
 cmp build.ninja copy.ninja || fail "roundtrip -o did not reproduce build.ninja"
-ls "$work" | grep -q 'phc-tmp' && fail "roundtrip left a temporary file"
+grep -q 'phc-tmp' <<<"$(ls "$work")" && fail "roundtrip left a temporary file"
 expect 0 "" -- roundtrip
 cmp build.ninja "$work/out" || fail "roundtrip to stdout did not reproduce build.ninja"
 

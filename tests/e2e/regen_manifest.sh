@@ -54,8 +54,9 @@ grep -q "^pool phc_hip_device" build.ninja || fail "no device pool"
 grep -q "^  pool = phc_hip_device" objs.ninja.phc || fail "device edges not in the pool"
 cmp -s objs.ninja orig-objs.ninja || fail "the included original was modified"
 ninja >build.out || fail "build failed: $(cat build.out)"
-ninja -n | grep -q "no work to do" || fail "second ninja has work"
-cuid=$(grep -o -- "-cuid=[0-9a-f]*" objs.ninja.phc | head -n 1)
+grep -q "no work to do" <<<"$(ninja -n)" || fail "second ninja has work"
+cuids=$(grep -o -- "-cuid=[0-9a-f]*" objs.ninja.phc)
+cuid=${cuids%%$'\n'*}
 clang++-15 $HIP_FLAGS_DEFAULT --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx90a \
   -x hip -c k.hip -o ref.o "$cuid"
 cmp -s ref.o out/k.o || fail "out/k.o differs from the driver's compile with $cuid"
