@@ -98,10 +98,7 @@ Status redirect_includes(ninja::Manifest& m, const std::set<uint32_t>& rewrite) 
 /// Writes `text` to `path` unless it already holds exactly that.
 Status write_if_changed(const std::string& path, const std::string& text, Summary& sum, bool dry) {
     auto old = util::read_file(path);
-    if (old && *old == text) {
-        sum.unchanged.push_back(path);
-        return Ok{};
-    }
+    if (old && *old == text) return Ok{};
     sum.written.push_back(path);
     if (dry) return Ok{};
     return util::write_file_atomic(path, text);
@@ -279,7 +276,6 @@ Result<Summary> run(const Options& opts) {
         if (!cmd) return edge_error(m, g, cmd.error().message);
         if (auto st = m.replace(g.statement(), {hooked_generator(g, *cmd, opts)}); !st)
             return edge_error(m, g, st.error().message);
-        sum.hooked = true;
     }
     Status placed =
         m.files()[0].statements.empty() ? m.append(0, head) : m.insert_before({0, 0}, head);

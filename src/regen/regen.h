@@ -38,10 +38,8 @@ struct Summary {
     size_t other_edges = 0;             ///< edges that are not HIP compiles
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
     size_t probes_run = 0;
-    bool hooked = false;                 ///< the generator edge re-runs regen
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
-    std::vector<std::string> unchanged;  ///< files whose bytes were already right
 };
 
 /// Loads the manifest (from CMake's saved original when build.ninja was already
