@@ -59,6 +59,22 @@ bool has_prefix(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
 }
 
+/// The jobs `-###` printed: the words of every line that is a quoted command.
+std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
+    std::vector<std::vector<std::string>> jobs;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) nl = text.size();
+        std::string_view line = text.substr(start, nl - start);
+        start = nl + 1;
+        if (!has_prefix(line, " \"")) continue;
+        std::vector<std::string> job = job_words(line);
+        if (!job.empty()) jobs.push_back(std::move(job));
+    }
+    return jobs;
+}
+
 /// The architecture (target ID) of a bundle entry such as
 /// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" or "hip-amdgcn-amd-amdhsa-gfx906".
 std::string entry_arch(std::string_view entry) {
@@ -117,15 +133,7 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
 Result<ProbeResult> parse_jobs(std::string_view text) {
     ProbeResult r;
     bool any_job = false, gpubinary = false, bundler_seen = false;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t nl = text.find('\n', start);
-        if (nl == std::string_view::npos) nl = text.size();
-        std::string_view line = text.substr(start, nl - start);
-        start = nl + 1;
-        if (!has_prefix(line, " \"")) continue;
-        std::vector<std::string> job = job_words(line);
-        if (job.empty()) continue;
+    for (const std::vector<std::string>& job : jobs_of(text)) {
         any_job = true;
         std::string_view prog = base_name(job[0]);
         if (has_prefix(prog, "clang-offload-packager") || has_prefix(prog, "clang-linker-wrapper"))
@@ -267,20 +275,14 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
 
 /// True when a host (x86) cc1 job in `jobs` carries `flag`.
 bool host_job_has(std::string_view jobs, std::string_view flag) {
-    size_t start = 0;
-    while (start < jobs.size()) {
-        size_t nl = jobs.find('\n', start);
-        if (nl == std::string_view::npos) nl = jobs.size();
-        std::string_view line = jobs.substr(start, nl - start);
-        start = nl + 1;
-        std::vector<std::string> job = job_words(line);
+    for (const std::vector<std::string>& job : jobs_of(jobs)) {
         bool host = false, has = false;
         for (size_t i = 1; i < job.size(); ++i) {
             host = host ||
                    (job[i] == "-triple" && i + 1 < job.size() && !has_prefix(job[i + 1], "amdgcn"));
             has = has || job[i] == flag;
         }
-        if (has_prefix(line, " \"") && job.size() > 1 && job[1] == "-cc1" && host) return has;
+        if (job.size() > 1 && job[1] == "-cc1" && host) return has;
     }
     return false;
 }
