@@ -1,5 +1,5 @@
 // An unevaluated ninja string: literal text and $variable references, kept as
-// views into the file buffer (or into static storage for escapes like `$$`).
+// views into the file buffer (an escape like `$$` is a view of its second byte).
 #pragma once
 
 #include <string>

@@ -1,6 +1,10 @@
 #include "ninja/lexer.h"
 
+#include <cstdint>
 #include <fmt/format.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace phc::ninja {
 
@@ -26,6 +30,35 @@ Token keyword(std::string_view w) {
     }
     return Token::Ident;
 }
+
+#if defined(__SSE2__)
+/// Bit i set when block[i] is one of `Stops`, for the 16 bytes of an aligned block.
+template <char... Stops> unsigned stop_mask(const char* block) {
+    __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(block));
+    __m128i hit = _mm_setzero_si128();
+    ((hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(Stops)))), ...);
+    return static_cast<unsigned>(_mm_movemask_epi8(hit));
+}
+
+/// The first byte at or after `p` that is one of `Stops`, which must hold '\0'
+/// (the text ends in one). Reads whole aligned 16-byte blocks: they never cross
+/// a page, so the bytes read around the text are readable, but ASan would object.
+template <char... Stops> [[gnu::no_sanitize_address]] const char* skip_text(const char* p) {
+    auto offset = static_cast<unsigned>(reinterpret_cast<uintptr_t>(p) & 15);
+    const char* block = p - offset;
+    if (unsigned mask = stop_mask<Stops...>(block) >> offset) return p + __builtin_ctz(mask);
+    for (;;) {
+        block += 16;
+        if (unsigned mask = stop_mask<Stops...>(block)) return block + __builtin_ctz(mask);
+    }
+}
+#else
+template <char... Stops> const char* skip_text(const char* p) {
+    while (((*p != Stops) && ...))
+        ++p;
+    return p;
+}
+#endif
 
 } // namespace
 
@@ -215,13 +248,19 @@ bool Lexer::read_ident(std::string_view* out) {
 }
 
 Status Lexer::read_eval_string(EvalString* out, bool path) {
-    static constexpr std::string_view kDollar = "$", kSpace = " ", kColon = ":";
+    // Whole runs of literal text are one part: in a value, ' ', ':' and '|' are
+    // plain text (ninja's EvalString merges them into the run too).
     const char* p = ofs_;
     const char* start;
     for (;;) {
         start = p;
-        char c = *p;
-        switch (c) {
+        p = path ? skip_text<'$', ' ', ':', '|', '\r', '\n', '\0'>(p)
+                 : skip_text<'$', '\r', '\n', '\0'>(p);
+        if (p != start) {
+            out->add_text(std::string_view(start, static_cast<size_t>(p - start)));
+            start = p;
+        }
+        switch (*p) {
         case '\r':
             if (p[1] != '\n') {
                 last_token_ = start;
@@ -229,37 +268,21 @@ Status Lexer::read_eval_string(EvalString* out, bool path) {
             }
             if (!path) p += 2;
             goto done;
-        case ' ':
-        case ':':
-        case '|':
         case '\n':
-            if (path) goto done;
-            ++p;
-            if (c == '\n') goto done;
-            out->add_text(std::string_view(start, 1));
-            continue;
+            if (!path) ++p;
+            goto done;
         case '\0':
             last_token_ = start;
             return error("unexpected EOF");
         case '$':
             break;
-        default:
-            while (*p != '$' && *p != ' ' && *p != ':' && *p != '\r' && *p != '\n' && *p != '|' &&
-                   *p != '\0')
-                ++p;
-            out->add_text(std::string_view(start, static_cast<size_t>(p - start)));
-            continue;
+        default: // ' ', ':' or '|' ending a path
+            goto done;
         }
-        // A '$' escape.
+        // A '$' escape; an escaped character is a view of itself in the text.
         char n = p[1];
-        if (n == '$') {
-            out->add_text(kDollar);
-            p += 2;
-        } else if (n == ' ') {
-            out->add_text(kSpace);
-            p += 2;
-        } else if (n == ':') {
-            out->add_text(kColon);
+        if (n == '$' || n == ' ' || n == ':') {
+            out->add_text(std::string_view(p + 1, 1));
             p += 2;
         } else if (n == '\n' || (n == '\r' && p[2] == '\n')) {
             p += n == '\n' ? 2 : 3;

@@ -143,3 +143,46 @@ TEST_CASE("ninja: required version") {
           "ninja_required_version = 1.14\n"
           "                             ^ near here");
 }
+
+TEST_CASE("ninja: a value's literal text is one part, whatever its ' ', ':' and '|'") {
+    auto m = parse_ok("rule r\n  command = a b:c|d\n  description = x $out y\n");
+    const Rule* r = m.find_rule("r");
+    REQUIRE(r != nullptr);
+    REQUIRE(r->binding("command")->single_literal() != nullptr);
+    CHECK(*r->binding("command")->single_literal() == "a b:c|d");
+    const auto& parts = r->binding("description")->parts;
+    REQUIRE(parts.size() == 3);
+    CHECK(parts[0].text == "x ");
+    CHECK(parts[2].text == " y");
+}
+
+TEST_CASE("ninja: every stop character at every offset of a 16-byte block") {
+    // The lexer scans literal runs a block at a time: put each character that
+    // ends a run at each position of a line (and of the file) and compare the
+    // value and the written text with what they must be.
+    const std::string stops[] = {"$$", "$ ", "$:", "$v", "${v}", " ", ":", "|", "$\n  ", "\r\n"};
+    const std::string meaning[] = {"$", " ", ":", "V", "V", " ", ":", "|", "", ""};
+    for (size_t k = 0; k < std::size(stops); ++k) {
+        for (size_t pad = 1; pad < 40; ++pad) { // (blanks right after "=" are dropped)
+            std::string head = "v = V\nx = " + std::string(pad, 'a');
+            std::string text = head + stops[k] + "/b\n";
+            std::string want = std::string(pad, 'a') + meaning[k] + "/b";
+            if (stops[k] == "\r\n") want = std::string(pad, 'a'); // the value ends there
+            for (size_t lead = 0; lead < 16; ++lead) {
+                std::string t = std::string(lead, '\n') + text;
+                if (stops[k] == "\r\n") t = std::string(lead, '\n') + head + "\r\n";
+                auto m = parse_ok(t);
+                CAPTURE(t);
+                CHECK(*m.variable("x") == want);
+                CHECK(m.write_file(0) == t);
+            }
+        }
+    }
+    auto p = parse_ok("rule r\n  command = [$in] [$out]\n"
+                      "build " +
+                      std::string(13, 'o') + "$ o:  r " + std::string(17, 'i') + "$:i " +
+                      std::string(31, 'j') + "|" + std::string(15, 'k') + "\n");
+    CHECK(eval(p, std::string(13, 'o') + " o", "command") == "['" + std::string(17, 'i') + ":i' " +
+                                                                 std::string(31, 'j') + "] ['" +
+                                                                 std::string(13, 'o') + " o']");
+}
