@@ -39,10 +39,14 @@ void append_escaped_value(std::string& out, std::string_view value) {
 
 } // namespace
 
+void append_escaped_path(std::string& out, std::string_view path) {
+    append_escaped(out, path, [](char c) { return c == '$' || c == ' ' || c == ':'; });
+}
+
 std::string escape_path(std::string_view path) {
     std::string out;
     out.reserve(path.size() + 8);
-    append_escaped(out, path, [](char c) { return c == '$' || c == ' ' || c == ':'; });
+    append_escaped_path(out, path);
     return out;
 }
 

@@ -216,4 +216,43 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     return out;
 }
 
+Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
+                      compile::ProbeCache& probes, const Names& names, bool device_pool,
+                      split::Plan* plan_out) {
+    Rendered r;
+    EdgeDecision& d = r.d;
+    d.object = carry.outputs.empty() ? std::string() : carry.outputs[0];
+    compile::Analysis a = compile::analyze_string(command, in);
+    if (a.decision.split() && !in.rspfile.empty()) {
+        d.code = "ninja-rspfile";
+        d.text = "the command reads a ninja rspfile, which parallel edges cannot share";
+        return r;
+    }
+    if (!a.decision.split()) {
+        d.code = std::string(compile::reason_code(a.decision.reason));
+        d.text = a.decision.text;
+        return r;
+    }
+    auto plan = split::plan(std::move(a), probes, {.private_dir = {}, .device_depfiles = true});
+    if (!plan) {
+        r.error = plan.error().message;
+        return r;
+    }
+    d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
+    d.text = plan->analysis.decision.text;
+    if (!plan->split()) return r;
+    for (const auto& st : split_edges(*plan, carry, names, device_pool)) {
+        if (auto st_ok = ninja::render_to(r.text, st); !st_ok) {
+            r.error = st_ok.error().message;
+            r.text.clear();
+            return r;
+        }
+    }
+    d.split = true;
+    for (const auto& s : plan->steps)
+        if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+    if (plan_out) *plan_out = std::move(*plan);
+    return r;
+}
+
 } // namespace phc::regen

@@ -44,4 +44,27 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge);
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
                                              const Names& names, bool device_pool);
 
+/// The decision for one edge whose command looks like a HIP compile.
+struct EdgeDecision {
+    std::string object; ///< the edge's first output
+    bool split = false;
+    std::string code;               ///< reason code ("split", "single-arch", ...)
+    std::string text;               ///< human explanation
+    std::vector<std::string> archs; ///< architectures, bundle order, when split
+};
+
+/// What the full way gives for one compile edge.
+struct Rendered {
+    EdgeDecision d;
+    std::string text;  ///< the split edges, when d.split
+    std::string error; ///< why the edge cannot be planned (e.g. a failed probe); regen fails
+};
+
+/// The full way for one edge: analyse its evaluated `command`, probe the
+/// compiler, plan, and render the edges that replace the edge `carry` came
+/// from. `plan_out`, when given, receives the plan of a split edge.
+Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
+                      compile::ProbeCache& probes, const Names& names, bool device_pool,
+                      split::Plan* plan_out = nullptr);
+
 } // namespace phc::regen

@@ -7,12 +7,17 @@
 #include "ninja/writer.h"
 #include "regen/edges.h"
 #include "regen/original.h"
+#include "regen/shapes.h"
 #include "split/plan.h"
 #include "util/file.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
+#include <memory>
 #include <optional>
 #include <set>
 #include <thread>
@@ -22,6 +27,26 @@ namespace phc::regen {
 namespace {
 
 constexpr const char* kProbeCache = ".phc-ninja/probes.json";
+
+/// With PHC_REGEN_TIMING=1, how long each phase took, on stderr (benchmarks, profiling).
+class PhaseTimer {
+public:
+    PhaseTimer() {
+        const char* v = std::getenv("PHC_REGEN_TIMING");
+        on_ = v && std::string_view(v) == "1";
+    }
+    void done(const char* phase) {
+        if (!on_) return;
+        auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "phc-ninja regen: %-5s %7.1f ms\n", phase,
+                     std::chrono::duration<double, std::milli>(now - last_).count());
+        last_ = now;
+    }
+
+private:
+    bool on_ = false;
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 /// Cheap test that a command may be a HIP compile worth analysing.
 bool looks_like_hip(std::string_view cmd) {
@@ -123,63 +148,61 @@ struct Outcome {
     EdgeDecision d;
     std::string text;           ///< the rendered split edges, when d.split
     std::optional<Error> error; ///< the edge cannot be planned: regen fails
+    bool reused = false;        ///< planned from its shape (shapes.h)
 };
 
-Outcome plan_one(const ninja::Manifest& m, const Job& job, compile::ProbeCache& probes,
-                 const Names& names, bool device_pool) {
+/// What planning reads; shared by the planning threads.
+struct Context {
+    const ninja::Manifest& m;
+    compile::ProbeCache& probes;
+    const Names& names;
+    bool device_pool;
+    bool verify; ///< check every reused plan against the full way
+};
+
+Outcome plan_one(const Context& c, const Job& job, ShapeCache* shapes) {
     Outcome o;
-    ninja::EdgeRef e = m.edge(job.edge);
-    EdgeDecision& d = o.d;
-    d.object = e.outputs().empty() ? std::string() : std::string(e.outputs()[0]);
-    compile::Analysis a = compile::analyze_string(job.command, job.in);
-    if (a.decision.split() && !job.in.rspfile.empty()) {
-        d.code = "ninja-rspfile";
-        d.text = "the command reads a ninja rspfile, which parallel edges cannot share";
-        return o;
-    }
-    if (!a.decision.split()) {
-        d.code = std::string(compile::reason_code(a.decision.reason));
-        d.text = a.decision.text;
-        return o;
-    }
-    auto plan = split::plan(std::move(a), probes, {.private_dir = {}, .device_depfiles = true});
-    if (!plan) {
-        o.error = edge_error(m, e, plan.error().message);
-        return o;
-    }
-    d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
-    d.text = plan->analysis.decision.text;
-    if (!plan->split()) return o;
+    ninja::EdgeRef e = c.m.edge(job.edge);
     auto carry = carry_of(e);
     if (!carry) {
-        o.error = edge_error(m, e, carry.error().message);
+        o.error = edge_error(c.m, e, carry.error().message);
         return o;
     }
-    for (const auto& st : split_edges(*plan, *carry, names, device_pool)) {
-        if (auto r = ninja::render_to(o.text, st); !r) {
-            o.error = edge_error(m, e, r.error().message);
-            return o;
-        }
+    const bool reused =
+        shapes && job.in.rspfile.empty() && shapes->render(job.command, *carry, o.text, o.d);
+    o.reused = reused;
+    if (reused && !c.verify) return o;
+    Rendered r = render_split(job.command, job.in, *carry, c.probes, c.names, c.device_pool);
+    if (!r.error.empty()) {
+        o.error = edge_error(c.m, e, r.error);
+    } else if (!reused) {
+        o.d = std::move(r.d);
+        o.text = std::move(r.text);
+    } else if (r.text != o.text || r.d.code != o.d.code || r.d.text != o.d.text ||
+               r.d.archs != o.d.archs || r.d.object != o.d.object) {
+        o.error = edge_error(c.m, e,
+                             "internal error: the plan reused from an edge of the same shape "
+                             "differs from this edge's own plan; run regen with "
+                             "PHC_REGEN_SHAPES=0 and report it");
     }
-    d.split = true;
-    for (const auto& s : plan->steps)
-        if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
     return o;
 }
 
 /// plan_one() for every job, on `threads_wanted` threads (0: up to two, and one
-/// for small builds); planning only reads the manifest, ProbeCache locks itself.
-std::vector<Outcome> plan_all(const ninja::Manifest& m, const std::vector<Job>& jobs,
-                              compile::ProbeCache& probes, const Names& names, bool device_pool,
+/// for small builds); planning only reads the manifest, ProbeCache locks itself,
+/// each thread has its own ShapeCache. Results do not depend on the threads.
+std::vector<Outcome> plan_all(const Context& c, const std::vector<Job>& jobs, bool use_shapes,
                               int threads_wanted) {
     std::vector<Outcome> out(jobs.size());
     std::atomic<size_t> next{0};
     auto work = [&] {
+        std::unique_ptr<ShapeCache> shapes;
+        if (use_shapes) shapes = std::make_unique<ShapeCache>(c.probes, c.names, c.device_pool);
         constexpr size_t kChunk = 16;
         for (size_t from = next.fetch_add(kChunk); from < jobs.size();
              from = next.fetch_add(kChunk))
             for (size_t k = from; k < std::min(from + kChunk, jobs.size()); ++k)
-                out[k] = plan_one(m, jobs[k], probes, names, device_pool);
+                out[k] = plan_one(c, jobs[k], shapes.get());
     };
     const unsigned threads = threads_wanted > 0
                                  ? static_cast<unsigned>(threads_wanted)
@@ -200,9 +223,11 @@ std::vector<Outcome> plan_all(const ninja::Manifest& m, const std::vector<Job>& 
 } // namespace
 
 Result<Summary> run(const Options& opts) {
+    PhaseTimer timer;
     auto src = locate_original(opts.manifest);
     if (!src) return src.error();
     auto loaded = ninja::load_manifest(src->path);
+    timer.done("load");
     if (!loaded) return loaded.error();
     ninja::Manifest& m = *loaded;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
@@ -243,10 +268,12 @@ Result<Summary> run(const Options& opts) {
         }
         jobs.push_back(std::move(job));
     }
+    timer.done("scan");
     // Then analysis, planning and rendering, which read the manifest only, in
     // parallel; the results are applied in manifest order.
-    std::vector<Outcome> done =
-        plan_all(m, jobs, probes, names, opts.device_jobs > 0, opts.threads);
+    const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
+    std::vector<Outcome> done = plan_all(context, jobs, opts.shapes, opts.threads);
+    timer.done("plan");
     for (size_t k = 0; k < jobs.size(); ++k) {
         Outcome& o = done[k];
         if (o.error) return *o.error;
@@ -254,6 +281,7 @@ Result<Summary> run(const Options& opts) {
             m.replace_text(m.edge(jobs[k].edge).statement(), std::move(o.text));
             ++sum.objects_split;
             sum.device_edges += o.d.archs.size();
+            sum.reused += o.reused;
         } else {
             ++sum.left[o.d.code];
         }
@@ -281,6 +309,7 @@ Result<Summary> run(const Options& opts) {
         m.files()[0].statements.empty() ? m.append(0, head) : m.insert_before({0, 0}, head);
     if (!placed) return placed.error();
 
+    timer.done("apply");
     std::set<uint32_t> rewrite = files_to_write(m);
     if (auto st = redirect_includes(m, rewrite); !st) return st.error();
     // Included files first, then CMake's original, then the top file: an
@@ -299,6 +328,7 @@ Result<Summary> run(const Options& opts) {
     const std::string target = in_place ? opts.manifest : opts.output;
     if (auto st = write_if_changed(target, m.write_file(0), sum, opts.dry_run); !st)
         return st.error();
+    timer.done("write");
     return sum;
 }
 

@@ -2,6 +2,7 @@
 // HIP compile becomes device, bundle and host edges that ninja schedules itself.
 #pragma once
 
+#include "regen/edges.h"
 #include "util/error.h"
 
 #include <map>
@@ -18,23 +19,17 @@ struct Options {
     int device_jobs = 0;                  ///< >0: device edges share a pool of this depth
     bool dry_run = false;                 ///< decide and report, write nothing
     int threads = 0;                      ///< planning threads; 0 = up to two, as cores allow
-    std::string self;                     ///< absolute path of phc-ninja, for the re-run hook
-    std::string build_dir;                ///< absolute build directory, for the re-run hook
-};
-
-/// The decision for one edge whose command looks like a HIP compile.
-struct EdgeDecision {
-    std::string object; ///< the edge's first output
-    bool split = false;
-    std::string code;               ///< reason code ("split", "single-arch", ...)
-    std::string text;               ///< human explanation
-    std::vector<std::string> archs; ///< architectures, bundle order, when split
+    bool shapes = true;         ///< plan once per edge shape (shapes.h), not once per edge
+    bool verify_shapes = false; ///< also plan every edge the full way; a difference is an error
+    std::string self;           ///< absolute path of phc-ninja, for the re-run hook
+    std::string build_dir;      ///< absolute build directory, for the re-run hook
 };
 
 /// What a run did.
 struct Summary {
     size_t objects_split = 0;
     size_t device_edges = 0;
+    size_t reused = 0;                  ///< split edges planned from their shape (shapes.h)
     size_t other_edges = 0;             ///< edges that are not HIP compiles
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
     size_t probes_run = 0;

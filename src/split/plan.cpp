@@ -179,18 +179,38 @@ Step host_step(const compile::Analysis& a, const Plan& plan, const compile::Prob
 
 } // namespace
 
-std::string make_cuid(const compile::Analysis& a) {
-    if (!a.cuid.empty()) return a.cuid;
-    if (a.cuid_none) return {};
-    util::Hasher h;
-    h.add("phc-cuid-v1").add(a.output).add(a.source);
+std::vector<size_t> cuid_word_positions(const compile::Analysis& a) {
+    std::vector<size_t> out;
     for (const ParsedArg& p : a.args) {
         if (p.option && (is_arch_option(p) || p.is("-cuid="))) continue;
         for (size_t k = 0; k < p.count; ++k)
-            h.add(a.command.argv[p.index + k]);
+            out.push_back(p.index + k);
     }
-    h.add(a.command.argv[0]);
+    return out;
+}
+
+std::string cuid_of(std::string_view output, std::string_view source,
+                    const std::vector<std::string_view>& words, std::string_view argv0) {
+    util::Hasher h;
+    constexpr std::string_view kVersion = "phc-cuid-v1";
+    size_t bytes = kVersion.size() + output.size() + source.size() + argv0.size();
+    for (std::string_view w : words)
+        bytes += w.size();
+    h.reserve(words.size() + 4, bytes);
+    h.add(kVersion).add(output).add(source);
+    for (std::string_view w : words)
+        h.add(w);
+    h.add(argv0);
     return h.hex64();
+}
+
+std::string make_cuid(const compile::Analysis& a) {
+    if (!a.cuid.empty()) return a.cuid;
+    if (a.cuid_none) return {};
+    std::vector<std::string_view> words;
+    for (size_t k : cuid_word_positions(a))
+        words.push_back(a.command.argv[k]);
+    return cuid_of(a.output, a.source, words, a.command.argv[0]);
 }
 
 Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const PlanOptions& opts) {

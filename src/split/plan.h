@@ -62,6 +62,14 @@ std::string safe_arch(std::string_view arch);
 /// adding an architecture changes no other step's command.
 std::string make_cuid(const compile::Analysis& a);
 
+/// The positions in a.command.argv whose words make_cuid() hashes, in order.
+std::vector<size_t> cuid_word_positions(const compile::Analysis& a);
+
+/// make_cuid()'s hash from its parts: the object, the source, the words at
+/// cuid_word_positions() and argv[0].
+std::string cuid_of(std::string_view output, std::string_view source,
+                    const std::vector<std::string_view>& words, std::string_view argv0);
+
 /// Builds the steps for an analysis whose decision is Split, from a probe result
 /// that matches it (apply_probe already run).
 Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const PlanOptions& opts);

@@ -8,23 +8,23 @@
 namespace phc::util {
 
 /// Incremental hasher. Feed parts with add(); parts are length-prefixed so that
-/// ("ab","c") and ("a","bc") differ.
+/// ("ab","c") and ("a","bc") differ. Parts are collected and hashed in one go
+/// (the same digest as streaming them, much cheaper for many small parts).
 class Hasher {
 public:
-    Hasher();
-    ~Hasher();
-    Hasher(const Hasher&) = delete;
-    Hasher& operator=(const Hasher&) = delete;
+    Hasher() = default;
 
     /// Adds one part.
     Hasher& add(std::string_view part);
+    /// Makes room for `parts` more parts of `bytes` bytes in all (an optimisation only).
+    void reserve(size_t parts, size_t bytes) { bytes_.reserve(bytes_.size() + 8 * parts + bytes); }
     /// The 128-bit digest as 32 lowercase hex digits.
     std::string hex128() const;
     /// The low 64 bits as 16 lowercase hex digits.
     std::string hex64() const;
 
 private:
-    void* state_;
+    std::string bytes_; ///< every part, each after its length (8 bytes, native order)
 };
 
 /// Hash of one string, 32 hex digits.

@@ -1,0 +1,449 @@
+#include "regen/shapes.h"
+
+#include "ninja/writer.h"
+#include "split/plan.h"
+#include "util/hash.h"
+
+#include <algorithm>
+#include <array>
+
+namespace phc::regen {
+
+namespace {
+
+/// Starts every sentinel. A command or path holding it is never abstracted.
+constexpr std::string_view kMark = "PHCSNTL";
+
+/// Architecture names hold this; abstracted values never do (see shapes.h).
+constexpr std::string_view kArchMark = "gfx";
+
+constexpr std::array<bool, 256> char_set(std::string_view extra) {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c)
+        t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    for (char c : extra)
+        t[static_cast<unsigned char>(c)] = true;
+    return t;
+}
+
+/// Characters of a command word that the shell takes literally (compile::quote_word
+/// leaves such words bare): a command of these and spaces splits at its spaces.
+constexpr std::array<bool, 256> kWordChars = char_set("_-./+,:@%=");
+/// Characters of an abstracted value: bare for the shell, unescaped for ninja in
+/// both paths and values.
+constexpr std::array<bool, 256> kValueChars = char_set("_-./+,@%=");
+/// Characters of an architecture name (no separator the abstraction uses).
+constexpr std::array<bool, 256> kArchChars = char_set("_-:+");
+
+bool all_of(std::string_view s, const std::array<bool, 256>& set) {
+    for (char c : s)
+        if (!set[static_cast<unsigned char>(c)]) return false;
+    return true;
+}
+
+bool contains(std::string_view s, std::string_view part) {
+    return s.find(part) != std::string_view::npos;
+}
+
+/// A path (object or source) the cache may abstract.
+bool abstractable_path(std::string_view p) {
+    return !p.empty() && p[0] != '-' && all_of(p, kValueChars) && !contains(p, "=") &&
+           !contains(p, ",") && !contains(p, kArchMark);
+}
+
+/// The extension a decision may read: from the last '.' of the last component.
+std::string_view extension(std::string_view path) {
+    size_t dot = path.rfind('.');
+    size_t slash = path.rfind('/');
+    if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
+        return {};
+    return path.substr(dot);
+}
+
+/// True when `word` holds `v` at `at`, followed by its end or a '.'.
+bool fits_at(std::string_view word, size_t at, std::string_view v) {
+    return word.size() >= at + v.size() && word[at] == v[0] && word.compare(at, v.size(), v) == 0 &&
+           (word.size() == at + v.size() || word[at + v.size()] == '.');
+}
+
+/// Where `word` holds `v` (non-empty): all of it or its start followed by '.',
+/// or the same after its last '=' or ',' (at `sep`, npos for none). npos when nowhere.
+size_t slot_at(std::string_view word, std::string_view v, size_t sep) {
+    if (fits_at(word, 0, v)) return 0;
+    if (sep != std::string_view::npos && fits_at(word, sep + 1, v)) return sep + 1;
+    return std::string_view::npos;
+}
+
+/// slot_at() finding the separator itself.
+size_t slot_at(std::string_view word, std::string_view v) {
+    return slot_at(word, v, word.find_last_of("=,"));
+}
+
+/// An opaque -D or -I word: its value is copied through by the planner and
+/// never read (options.cpp: -D and -I are the only options so spelled).
+bool opaque_value_word(std::string_view w) {
+    if (w.size() < 3 || w[0] != '-' || (w[1] != 'D' && w[1] != 'I')) return false;
+    char c = w[2];
+    bool starts_plainly = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '.';
+    std::string_view value = w.substr(2);
+    return starts_plainly && all_of(value, kValueChars) && !contains(value, kArchMark);
+}
+
+enum class Slot : uint8_t { None, Object, Source, Value };
+
+/// The carry-over lists copied as paths, and the letter of their sentinels.
+constexpr std::array<char, 4> kListLetters = {'a', 'b', 'c', 'd'};
+
+template <typename C> auto& carry_list(C& c, size_t which) {
+    switch (which) {
+    case 0:
+        return c.implicit_outputs;
+    case 1:
+        return c.implicit;
+    case 2:
+        return c.order_only;
+    default:
+        return c.validations;
+    }
+}
+
+} // namespace
+
+/// One step of a shape's program.
+struct Op {
+    enum Kind : uint8_t { Text, Object, Source, Value, CarryPath, Cuid, ObjectHash } kind;
+    uint32_t a = 0; ///< Text: offset in ShapeProgram::text; Value: index; CarryPath: list
+    uint32_t b = 0; ///< Text: length; CarryPath: index in the list
+};
+
+struct ShapeProgram {
+    bool reusable = false;
+    std::string text; ///< the literal pieces
+    std::vector<Op> ops;
+    bool hash_cuid = false;
+    std::vector<size_t> cuid_words; ///< command word positions make_cuid() hashes
+    size_t argv0 = 0;               ///< command word position of the compiler
+    std::string code, why;          ///< the decision
+    std::vector<std::string> archs;
+};
+
+struct ShapeCache::Edge {
+    std::string_view object, source;
+    std::vector<std::string_view> words;
+    std::vector<Slot> slots;              ///< per word
+    std::vector<uint32_t> at;             ///< per word: where its slot starts
+    std::vector<std::string_view> values; ///< Value slots' values, in word order
+    Slot depfile_slot = Slot::None;
+    size_t depfile_at = 0;
+    const Carry* carry = nullptr;
+    std::string key;
+};
+
+ShapeCache::ShapeCache(compile::ProbeCache& probes, const Names& names, bool device_pool)
+    : probes_(probes), names_(names), device_pool_(device_pool), edge_(std::make_unique<Edge>()) {}
+
+ShapeCache::~ShapeCache() = default;
+
+void ShapeCache::add_word(std::string_view w, size_t sep) {
+    Edge& e = *edge_;
+    Slot slot = Slot::None;
+    size_t at = 0, len = 0;
+    if ((at = slot_at(w, e.object, sep)) != std::string_view::npos) {
+        slot = Slot::Object;
+        len = e.object.size();
+    } else if ((at = slot_at(w, e.source, sep)) != std::string_view::npos) {
+        slot = Slot::Source;
+        len = e.source.size();
+    } else if (opaque_value_word(w)) {
+        slot = Slot::Value;
+        at = 2;
+        len = w.size() - 2;
+        e.values.push_back(w.substr(2));
+    } else {
+        at = 0;
+    }
+    e.words.push_back(w);
+    e.slots.push_back(slot);
+    e.at.push_back(static_cast<uint32_t>(at));
+    std::string& key = e.key;
+    if (slot == Slot::None) {
+        key += w;
+    } else {
+        key.append(w.data(), at);
+        key += '\1';
+        key += static_cast<char>('0' + static_cast<int>(slot));
+        key += w.substr(at + len);
+    }
+    key += '\0';
+}
+
+bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
+    Edge& e = *edge_;
+    if (carry.outputs.size() != 1 || carry.inputs.size() != 1) return false;
+    e.object = carry.outputs[0];
+    e.source = carry.inputs[0];
+    if (!abstractable_path(e.object) || !abstractable_path(e.source) || e.object == e.source)
+        return false;
+    if (contains(command, kMark)) return false;
+    for (const std::string* s : {&carry.depfile, &carry.deps, &carry.restat, &carry.pool})
+        if (contains(*s, kMark)) return false;
+    for (size_t l = 0; l < kListLetters.size(); ++l)
+        for (const std::string& p : carry_list(carry, l))
+            if (contains(p, kMark) || !ninja::path_error(p).empty()) return false;
+    e.carry = &carry;
+
+    e.words.clear();
+    e.slots.clear();
+    e.at.clear();
+    e.values.clear();
+    std::string& key = e.key;
+    key.clear();
+    for (std::string_view p : {e.object, e.source}) {
+        key += p[0] == '/' ? '/' : '.';
+        key += extension(p);
+        key += '\0';
+    }
+    // Split at spaces, checking that the shell would too, and abstract each word.
+    for (size_t from = 0, at = 0; at <= command.size(); ++at) {
+        size_t sep = std::string_view::npos; // the word's last '=' or ','
+        for (; at < command.size() && command[at] != ' '; ++at) {
+            const char c = command[at];
+            if (!kWordChars[static_cast<unsigned char>(c)]) return false;
+            if (c == '=' || c == ',') sep = at - from;
+        }
+        if (at > from) add_word(command.substr(from, at - from), sep);
+        from = at + 1;
+    }
+    if (e.words.empty()) return false;
+    key += '\2';
+    e.depfile_slot = Slot::None;
+    e.depfile_at = 0;
+    std::string_view dep = carry.depfile;
+    if (size_t at = slot_at(dep, e.object); at != std::string_view::npos) {
+        e.depfile_slot = Slot::Object;
+        e.depfile_at = at;
+    } else if ((at = slot_at(dep, e.source)) != std::string_view::npos) {
+        e.depfile_slot = Slot::Source;
+        e.depfile_at = at;
+    }
+    if (e.depfile_slot == Slot::None) {
+        key += dep;
+    } else {
+        size_t len = e.depfile_slot == Slot::Object ? e.object.size() : e.source.size();
+        key += dep.substr(0, e.depfile_at);
+        key += '\1';
+        key += static_cast<char>('0' + static_cast<int>(e.depfile_slot));
+        key += dep.substr(e.depfile_at + len);
+    }
+    for (const std::string* s : {&carry.deps, &carry.restat, &carry.pool}) {
+        key += '\0';
+        key += *s;
+    }
+    for (size_t l = 0; l < kListLetters.size(); ++l) {
+        key += '\0';
+        key += std::to_string(carry_list(carry, l).size());
+    }
+    return true;
+}
+
+namespace {
+
+std::string sentinel(char kind, std::string_view like) {
+    std::string s = like[0] == '/' ? "/" : "";
+    s += kMark;
+    s += kind;
+    s += 'Z';
+    s += extension(like);
+    return s;
+}
+
+std::string value_sentinel(char kind, size_t k) {
+    return std::string(kMark) + kind + std::to_string(k) + "Z";
+}
+
+/// A word with its slot's value replaced by `by`.
+std::string with_slot(std::string_view word, size_t at, size_t len, std::string_view by) {
+    std::string out(word.substr(0, at));
+    out += by;
+    out += word.substr(at + len);
+    return out;
+}
+
+} // namespace
+
+std::unique_ptr<ShapeProgram> ShapeCache::build() const {
+    const Edge& e = *edge_;
+    auto prog = std::make_unique<ShapeProgram>();
+    const std::string object = sentinel('o', e.object);
+    const std::string source = sentinel('s', e.source);
+
+    // The edge with every abstracted part replaced by its sentinel.
+    std::vector<std::string> words;
+    size_t value = 0;
+    for (size_t i = 0; i < e.words.size(); ++i) {
+        std::string_view w = e.words[i];
+        switch (e.slots[i]) {
+        case Slot::None:
+            words.emplace_back(w);
+            break;
+        case Slot::Object:
+            words.push_back(with_slot(w, e.at[i], e.object.size(), object));
+            break;
+        case Slot::Source:
+            words.push_back(with_slot(w, e.at[i], e.source.size(), source));
+            break;
+        case Slot::Value:
+            words.push_back(with_slot(w, 2, w.size() - 2, value_sentinel('v', value++)));
+            break;
+        }
+    }
+    std::string command;
+    for (const std::string& w : words)
+        command += (command.empty() ? "" : " ") + w;
+    Carry carry = *e.carry;
+    carry.outputs = {object};
+    carry.inputs = {source};
+    if (e.depfile_slot == Slot::Object)
+        carry.depfile = with_slot(carry.depfile, e.depfile_at, e.object.size(), object);
+    else if (e.depfile_slot == Slot::Source)
+        carry.depfile = with_slot(carry.depfile, e.depfile_at, e.source.size(), source);
+    std::vector<std::pair<std::string, Op>> tokens = {{object, {Op::Object}},
+                                                      {source, {Op::Source}}};
+    for (size_t k = 0; k < value; ++k)
+        tokens.push_back({value_sentinel('v', k), {Op::Value, static_cast<uint32_t>(k)}});
+    for (size_t l = 0; l < kListLetters.size(); ++l) {
+        std::vector<std::string> paths;
+        for (size_t k = 0; k < carry_list(*e.carry, l).size(); ++k) {
+            paths.push_back(value_sentinel(kListLetters[l], k));
+            tokens.push_back({paths.back(),
+                              {Op::CarryPath, static_cast<uint32_t>(l), static_cast<uint32_t>(k)}});
+        }
+        carry_list(carry, l) = std::move(paths);
+    }
+
+    split::Plan plan;
+    Rendered r = render_split(command, {}, carry, probes_, names_, device_pool_, &plan);
+    if (!r.error.empty() || !r.d.split) return prog;
+    if (contains(r.d.text, kMark) || contains(r.d.code, kMark)) return prog;
+    for (const std::string& arch : r.d.archs) {
+        std::string safe = split::safe_arch(arch);
+        if (!contains(arch, kArchMark) || !all_of(arch, kArchChars) || !contains(safe, kArchMark) ||
+            !all_of(safe, kArchChars))
+            return prog;
+    }
+
+    // How this edge's CUID and device rule name are made from its own strings.
+    const compile::Analysis& a = plan.analysis;
+    prog->hash_cuid = !plan.cuid.empty() && a.cuid.empty() && !a.cuid_none;
+    if (prog->hash_cuid) {
+        const auto& argv = a.command.argv;
+        if (a.output != object || a.source != source || argv.size() > words.size()) return prog;
+        const size_t off = words.size() - argv.size();
+        for (size_t k = 0; k < argv.size(); ++k)
+            if (argv[k] != words[off + k]) return prog;
+        for (size_t k : split::cuid_word_positions(a))
+            prog->cuid_words.push_back(off + k);
+        prog->argv0 = off;
+        tokens.push_back({plan.cuid, {Op::Cuid}});
+    }
+    tokens.push_back({util::Hasher().add(object).hex64(), {Op::ObjectHash}});
+
+    // Every copy of a sentinel becomes an instruction; nothing else may hold one.
+    struct Hit {
+        size_t at, len;
+        Op op;
+    };
+    std::vector<Hit> hits;
+    for (const auto& [token, op] : tokens)
+        for (size_t at = r.text.find(token); at != std::string::npos;
+             at = r.text.find(token, at + token.size()))
+            hits.push_back({at, token.size(), op});
+    std::sort(hits.begin(), hits.end(), [](const Hit& x, const Hit& y) { return x.at < y.at; });
+    size_t from = 0;
+    for (const Hit& h : hits) {
+        if (h.at < from) return prog; // overlapping sentinels
+        if (h.at > from) {
+            prog->ops.push_back({Op::Text, static_cast<uint32_t>(prog->text.size()),
+                                 static_cast<uint32_t>(h.at - from)});
+            prog->text.append(r.text, from, h.at - from);
+        }
+        prog->ops.push_back(h.op);
+        from = h.at + h.len;
+    }
+    if (from < r.text.size()) {
+        prog->ops.push_back({Op::Text, static_cast<uint32_t>(prog->text.size()),
+                             static_cast<uint32_t>(r.text.size() - from)});
+        prog->text.append(r.text, from);
+    }
+    if (contains(prog->text, kMark)) return prog; // a sentinel used other than by copy
+    prog->code = std::move(r.d.code);
+    prog->why = std::move(r.d.text);
+    prog->archs = std::move(r.d.archs);
+    prog->reusable = true;
+    return prog;
+}
+
+void ShapeCache::run(const ShapeProgram& p, std::string& out) const {
+    const Edge& e = *edge_;
+    std::string cuid;
+    if (p.hash_cuid) {
+        std::vector<std::string_view> words;
+        words.reserve(p.cuid_words.size());
+        for (size_t k : p.cuid_words)
+            words.push_back(e.words[k]);
+        cuid = split::cuid_of(e.object, e.source, words, e.words[p.argv0]);
+    }
+    std::string object_hash;
+    for (const Op& op : p.ops) {
+        switch (op.kind) {
+        case Op::Text:
+            out.append(p.text, op.a, op.b);
+            break;
+        case Op::Object:
+            out += e.object;
+            break;
+        case Op::Source:
+            out += e.source;
+            break;
+        case Op::Value:
+            out += e.values[op.a];
+            break;
+        case Op::CarryPath:
+            ninja::append_escaped_path(out, carry_list(*e.carry, op.a)[op.b]);
+            break;
+        case Op::Cuid:
+            out += cuid;
+            break;
+        case Op::ObjectHash:
+            if (object_hash.empty()) object_hash = util::Hasher().add(e.object).hex64();
+            out += object_hash;
+            break;
+        }
+    }
+}
+
+bool ShapeCache::render(std::string_view command, const Carry& carry, std::string& out,
+                        EdgeDecision& d) {
+    ++edges_;
+    if (!abstract(command, carry)) return false;
+    auto it = shapes_.find(edge_->key);
+    if (it == shapes_.end()) {
+        // Shapes that are not reused cost a planning each on top of the full
+        // way: stop making new ones when most edges bring a new shape.
+        if (shapes_.size() >= 64 && shapes_.size() * 2 > edges_) return false;
+        it = shapes_.emplace(edge_->key, build()).first;
+    }
+    const ShapeProgram& p = *it->second;
+    if (!p.reusable) return false;
+    out.reserve(out.size() + p.text.size() + 64 * p.ops.size());
+    run(p, out);
+    d.object = std::string(edge_->object);
+    d.split = true;
+    d.code = p.code;
+    d.text = p.why;
+    d.archs = p.archs;
+    return true;
+}
+
+} // namespace phc::regen

@@ -1,0 +1,72 @@
+// Planning once per shape of compile edge instead of once per edge.
+//
+// The compile edges of a build differ mostly in their paths (object, source,
+// depfile, inputs) and in opaque -D/-I values; their flags and so their split
+// are the same. The shape of an edge is its command and carry-over with those
+// parts abstracted. The first edge of a shape is planned the full way, but with
+// every abstracted part replaced by a unique sentinel string; the rendered text
+// is then compiled into a program: literal text and "insert this edge's object,
+// source, -D/-I value, input path, CUID or object hash". Later edges of the
+// shape only run the program.
+//
+// Why that is exact: the program only copies an edge's own strings into the
+// places its sentinel was copied to. A shape is refused (its edges take the
+// full way) when the full way did anything else with a sentinel: derived text
+// from it (a sentinel fragment is left over), decided on it (the key keeps what
+// decisions read: a path's extension and whether it is absolute, every other
+// word verbatim), or when values could interact with architecture names
+// (device_template() in edges.cpp rewrites those). Values that need quoting or
+// ninja escaping are never abstracted. `Options::verify_shapes` checks the
+// claim edge by edge against the full way.
+#pragma once
+
+#include "compile/probe.h"
+#include "regen/edges.h"
+#include "regen/regen.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace phc::regen {
+
+/// Split edges of one shape as a program over an edge's own strings.
+struct ShapeProgram;
+
+/// The shapes one thread has seen. Not thread-safe: one per planning thread.
+class ShapeCache {
+public:
+    ShapeCache(compile::ProbeCache& probes, const Names& names, bool device_pool);
+    ~ShapeCache();
+    ShapeCache(const ShapeCache&) = delete;
+    ShapeCache& operator=(const ShapeCache&) = delete;
+
+    /// When `command` (evaluated, no rspfile) with `carry` has a shape whose edges
+    /// split, appends the edge's split edges to `out`, fills `d` and returns
+    /// true: exactly what render_split() gives for it. False when the caller must
+    /// take the full way (a shape that is not split, or parts this cache cannot
+    /// abstract); `out` and `d` are then unchanged.
+    bool render(std::string_view command, const Carry& carry, std::string& out, EdgeDecision& d);
+
+    size_t shapes() const { return shapes_.size(); }
+
+private:
+    struct Edge; // one edge's words and abstracted parts
+
+    bool abstract(std::string_view command, const Carry& carry);
+    void add_word(std::string_view word, size_t sep);
+    std::unique_ptr<ShapeProgram> build() const;
+    void run(const ShapeProgram& p, std::string& out) const;
+
+    compile::ProbeCache& probes_;
+    const Names& names_;
+    bool device_pool_;
+    std::unique_ptr<Edge> edge_; ///< scratch, reused between calls
+    size_t edges_ = 0;           ///< render() calls
+    std::unordered_map<std::string, std::unique_ptr<ShapeProgram>> shapes_;
+};
+
+} // namespace phc::regen
