@@ -2,6 +2,7 @@
 
 #include "ninja/lexer.h"
 
+#include <cstring>
 #include <fmt/format.h>
 
 namespace phc::ninja {
@@ -40,6 +41,11 @@ void append_escaped_value(std::string& out, std::string_view value) {
 } // namespace
 
 void append_escaped_path(std::string& out, std::string_view path) {
+    auto has = [&](char c) { return std::memchr(path.data(), c, path.size()) != nullptr; };
+    if (!has('$') && !has(' ') && !has(':')) {
+        out += path; // the usual case
+        return;
+    }
     append_escaped(out, path, [](char c) { return c == '$' || c == ' ' || c == ':'; });
 }
 

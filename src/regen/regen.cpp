@@ -136,15 +136,14 @@ Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_
         fmt::format("{}:{}: error: {}", file.path, m.statement(e.statement()).line, what));
 }
 
-/// A HIP-looking edge to plan.
-struct Job {
-    size_t edge;              ///< index in the manifest
-    std::string command;      ///< its evaluated command
-    compile::AnalyzeInput in; ///< its rspfile, if any
-};
-
-/// What planning one Job gave.
+/// What planning one edge gave.
 struct Outcome {
+    enum class Kind : uint8_t {
+        Skip,      ///< phony
+        Generator, ///< a generator edge (regen may hook it)
+        Other,     ///< not a HIP compile
+        Hip,       ///< looks like a HIP compile: `d` says what became of it
+    } kind = Kind::Skip;
     EdgeDecision d;
     std::string text;           ///< the rendered split edges, when d.split
     std::optional<Error> error; ///< the edge cannot be planned: regen fails
@@ -160,19 +159,41 @@ struct Context {
     bool verify; ///< check every reused plan against the full way
 };
 
-Outcome plan_one(const Context& c, const Job& job, ShapeCache* shapes) {
+Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
     Outcome o;
-    ninja::EdgeRef e = c.m.edge(job.edge);
+    ninja::EdgeRef e = c.m.edge(edge);
+    if (e.is_phony()) return o;
+    if (is_generator(e)) {
+        o.kind = Outcome::Kind::Generator;
+        return o;
+    }
+    auto command = e.evaluate("command");
+    if (!command) {
+        o.error = edge_error(c.m, e, command.error().message);
+        return o;
+    }
+    if (!looks_like_hip(*command)) {
+        o.kind = Outcome::Kind::Other;
+        return o;
+    }
+    o.kind = Outcome::Kind::Hip;
+    compile::AnalyzeInput in;
+    auto rsp = e.evaluate_unescaped("rspfile");
+    if (rsp && !rsp->empty()) {
+        in.rspfile = *rsp;
+        auto content = e.evaluate("rspfile_content");
+        if (content) in.rspfile_content = *content;
+    }
     auto carry = carry_of(e);
     if (!carry) {
         o.error = edge_error(c.m, e, carry.error().message);
         return o;
     }
     const bool reused =
-        shapes && job.in.rspfile.empty() && shapes->render(job.command, *carry, o.text, o.d);
+        shapes && in.rspfile.empty() && shapes->render(*command, *carry, o.text, o.d);
     o.reused = reused;
     if (reused && !c.verify) return o;
-    Rendered r = render_split(job.command, job.in, *carry, c.probes, c.names, c.device_pool);
+    Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
     if (!r.error.empty()) {
         o.error = edge_error(c.m, e, r.error);
     } else if (!reused) {
@@ -188,26 +209,25 @@ Outcome plan_one(const Context& c, const Job& job, ShapeCache* shapes) {
     return o;
 }
 
-/// plan_one() for every job, on `threads_wanted` threads (0: up to two, and one
-/// for small builds); planning only reads the manifest, ProbeCache locks itself,
-/// each thread has its own ShapeCache. Results do not depend on the threads.
-std::vector<Outcome> plan_all(const Context& c, const std::vector<Job>& jobs, bool use_shapes,
-                              int threads_wanted) {
-    std::vector<Outcome> out(jobs.size());
+/// plan_one() for every edge, on `threads_wanted` threads (0: up to two, and
+/// one for small builds); planning only reads the manifest, ProbeCache locks
+/// itself, each thread has its own ShapeCache. Results do not depend on the threads.
+std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wanted) {
+    const size_t n = c.m.edge_count();
+    std::vector<Outcome> out(n);
     std::atomic<size_t> next{0};
     auto work = [&] {
         std::unique_ptr<ShapeCache> shapes;
         if (use_shapes) shapes = std::make_unique<ShapeCache>(c.probes, c.names, c.device_pool);
-        constexpr size_t kChunk = 16;
-        for (size_t from = next.fetch_add(kChunk); from < jobs.size();
-             from = next.fetch_add(kChunk))
-            for (size_t k = from; k < std::min(from + kChunk, jobs.size()); ++k)
-                out[k] = plan_one(c, jobs[k], shapes.get());
+        constexpr size_t kChunk = 32;
+        for (size_t from = next.fetch_add(kChunk); from < n; from = next.fetch_add(kChunk))
+            for (size_t k = from; k < std::min(from + kChunk, n); ++k)
+                out[k] = plan_one(c, k, shapes.get());
     };
     const unsigned threads = threads_wanted > 0
                                  ? static_cast<unsigned>(threads_wanted)
                                  : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
-    if (threads < 2 || (threads_wanted <= 0 && jobs.size() < 64)) {
+    if (threads < 2 || (threads_wanted <= 0 && n < 256)) {
         work();
         return out;
     }
@@ -239,46 +259,30 @@ Result<Summary> run(const Options& opts) {
     }
     Summary sum;
     std::optional<uint32_t> generator;
-    // First the cheap, sequential pass: which edges may be HIP compiles.
-    std::vector<Job> jobs;
-    std::optional<Error> scan_error; // reported after the decisions of earlier edges
-    for (size_t i = 0; i < m.edge_count() && !scan_error; ++i) {
-        ninja::EdgeRef e = m.edge(i);
-        if (e.is_phony()) continue;
-        if (is_generator(e)) {
-            for (auto out : e.outputs())
+    // Evaluation, analysis, planning and rendering only read the manifest: they
+    // run in parallel. The results are applied in manifest order, so the first
+    // edge that fails is the one reported.
+    const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
+    std::vector<Outcome> done = plan_all(context, opts.shapes, opts.threads);
+    timer.done("plan");
+    for (size_t i = 0; i < done.size(); ++i) {
+        Outcome& o = done[i];
+        if (o.error) return *o.error;
+        switch (o.kind) {
+        case Outcome::Kind::Skip:
+            continue;
+        case Outcome::Kind::Generator:
+            for (auto out : m.edge(i).outputs())
                 if (out == opts.manifest) generator = static_cast<uint32_t>(i);
             continue;
-        }
-        auto cmd = e.evaluate("command");
-        if (!cmd) {
-            scan_error = edge_error(m, e, cmd.error().message);
-            break;
-        }
-        if (!looks_like_hip(*cmd)) {
+        case Outcome::Kind::Other:
             ++sum.other_edges;
             continue;
+        case Outcome::Kind::Hip:
+            break;
         }
-        Job job{i, std::move(*cmd), {}};
-        auto rsp = e.evaluate_unescaped("rspfile");
-        if (rsp && !rsp->empty()) {
-            job.in.rspfile = *rsp;
-            auto content = e.evaluate("rspfile_content");
-            if (content) job.in.rspfile_content = *content;
-        }
-        jobs.push_back(std::move(job));
-    }
-    timer.done("scan");
-    // Then analysis, planning and rendering, which read the manifest only, in
-    // parallel; the results are applied in manifest order.
-    const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
-    std::vector<Outcome> done = plan_all(context, jobs, opts.shapes, opts.threads);
-    timer.done("plan");
-    for (size_t k = 0; k < jobs.size(); ++k) {
-        Outcome& o = done[k];
-        if (o.error) return *o.error;
         if (o.d.split) {
-            m.replace_text(m.edge(jobs[k].edge).statement(), std::move(o.text));
+            m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++sum.objects_split;
             sum.device_edges += o.d.archs.size();
             sum.reused += o.reused;
@@ -287,7 +291,6 @@ Result<Summary> run(const Options& opts) {
         }
         sum.decisions.push_back(std::move(o.d));
     }
-    if (scan_error) return *scan_error;
     sum.probes_run = probes.probes_run();
 
     const std::string origin = in_place ? original_path(opts.manifest) : src->path;

@@ -29,6 +29,18 @@ constexpr std::array<bool, 256> char_set(std::string_view extra) {
 /// Characters of a command word that the shell takes literally (compile::quote_word
 /// leaves such words bare): a command of these and spaces splits at its spaces.
 constexpr std::array<bool, 256> kWordChars = char_set("_-./+,:@%=");
+enum class CharClass : uint8_t { Other, Word, Separator, Space };
+
+/// kWordChars, with '=' and ',' (where a path may start inside a word) and ' ' told apart.
+constexpr std::array<CharClass, 256> kCommandClass = [] {
+    std::array<CharClass, 256> t{};
+    for (int c = 0; c < 256; ++c)
+        t[c] = kWordChars[c] ? CharClass::Word : CharClass::Other;
+    t['='] = t[','] = CharClass::Separator;
+    t[' '] = CharClass::Space;
+    return t;
+}();
+
 /// Characters of an abstracted value: bare for the shell, unescaped for ninja in
 /// both paths and values.
 constexpr std::array<bool, 256> kValueChars = char_set("_-./+,@%=");
@@ -205,16 +217,26 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
         key += '\0';
     }
     // Split at spaces, checking that the shell would too, and abstract each word.
-    for (size_t from = 0, at = 0; at <= command.size(); ++at) {
-        size_t sep = std::string_view::npos; // the word's last '=' or ','
-        for (; at < command.size() && command[at] != ' '; ++at) {
-            const char c = command[at];
-            if (!kWordChars[static_cast<unsigned char>(c)]) return false;
-            if (c == '=' || c == ',') sep = at - from;
+    size_t from = 0, sep = std::string_view::npos; // sep: the word's last '=' or ','
+    for (size_t at = 0; at < command.size(); ++at) {
+        while (at < command.size() &&
+               kCommandClass[static_cast<unsigned char>(command[at])] == CharClass::Word)
+            ++at;
+        if (at == command.size()) break;
+        switch (kCommandClass[static_cast<unsigned char>(command[at])]) {
+        case CharClass::Separator:
+            sep = at - from;
+            break;
+        case CharClass::Space:
+            if (at > from) add_word(command.substr(from, at - from), sep);
+            from = at + 1;
+            sep = std::string_view::npos;
+            break;
+        default:
+            return false;
         }
-        if (at > from) add_word(command.substr(from, at - from), sep);
-        from = at + 1;
     }
+    if (command.size() > from) add_word(command.substr(from), sep);
     if (e.words.empty()) return false;
     key += '\2';
     e.depfile_slot = Slot::None;

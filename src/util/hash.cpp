@@ -1,7 +1,6 @@
 #include "util/hash.h"
 
 #include <cstdint>
-#include <fmt/format.h>
 #include <xxhash.h>
 
 namespace phc::util {
@@ -13,14 +12,32 @@ Hasher& Hasher::add(std::string_view part) {
     return *this;
 }
 
+namespace {
+
+/// Appends `v` as 16 lowercase hex digits.
+void append_hex(std::string& out, uint64_t v) {
+    constexpr char kDigits[] = "0123456789abcdef";
+    char buf[16];
+    for (int k = 15; k >= 0; --k, v >>= 4)
+        buf[k] = kDigits[v & 15];
+    out.append(buf, sizeof buf);
+}
+
+} // namespace
+
 std::string Hasher::hex128() const {
     XXH128_hash_t h = XXH3_128bits(bytes_.data(), bytes_.size());
-    return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+    std::string out;
+    append_hex(out, h.high64);
+    append_hex(out, h.low64);
+    return out;
 }
 
 std::string Hasher::hex64() const {
     XXH128_hash_t h = XXH3_128bits(bytes_.data(), bytes_.size());
-    return fmt::format("{:016x}", h.low64);
+    std::string out;
+    append_hex(out, h.low64);
+    return out;
 }
 
 std::string hash_hex(std::string_view data) {
