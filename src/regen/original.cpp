@@ -2,7 +2,10 @@
 
 #include "util/file.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fmt/format.h>
+#include <fstream>
 
 namespace phc::regen {
 
@@ -14,11 +17,30 @@ bool is_rewritten(std::string_view text) {
     return text.starts_with(kMarker);
 }
 
+namespace {
+
+/// The first `n` bytes of `path` (fewer when it is shorter).
+Result<std::string> read_prefix(const std::string& path, size_t n) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return make_error(
+            fmt::format("{}: error: cannot read file: {}", path, std::strerror(errno)));
+    std::string out(n, '\0');
+    in.read(out.data(), static_cast<std::streamsize>(n));
+    out.resize(static_cast<size_t>(in.gcount()));
+    return out;
+}
+
+} // namespace
+
 Result<OriginalSource> locate_original(const std::string& manifest) {
-    auto text = util::read_file(manifest);
-    if (!text) return text.error();
+    // A rewritten manifest is large and only its first line matters here.
+    auto head = read_prefix(manifest, kMarker.size());
+    if (!head) return head.error();
     OriginalSource src;
-    if (!is_rewritten(*text)) {
+    if (!is_rewritten(*head)) {
+        auto text = util::read_file(manifest);
+        if (!text) return text.error();
         src.path = manifest;
         src.needs_save = true;
         src.text = std::move(*text);
