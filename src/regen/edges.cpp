@@ -83,6 +83,38 @@ std::string device_template(const std::vector<const split::Step*>& steps,
 std::string step_command(const split::Step& s) {
     return s.shell();
 }
+
+/// `escaped` (a ninja value) with `object` spelled ${PHC_OBJECT}, when that
+/// evaluates back to it for an edge binding PHC_OBJECT to `object`; else "".
+std::string object_template(const std::string& escaped, const std::string& object) {
+    if (object.empty() || ninja::escape_value(object) != object ||
+        escaped.find("PHC_OBJECT") != std::string::npos)
+        return {};
+    std::string tmpl = replace_all(escaped, object, "${PHC_OBJECT}");
+    if (replace_all(tmpl, "${PHC_OBJECT}", object) != escaped) return {};
+    return tmpl;
+}
+
+/// How long a prefix `a` and `b` (ninja values) share, cut after a space that
+/// is not an escaped one, so that it is a ninja value of its own.
+size_t shared_prefix(std::string_view a, std::string_view b) {
+    size_t n = 0;
+    while (n < a.size() && n < b.size() && a[n] == b[n])
+        ++n;
+    while (n > 0) {
+        size_t space = a.rfind(' ', n - 1);
+        if (space == std::string_view::npos) return 0;
+        size_t dollars = 0;
+        while (dollars < space && a[space - 1 - dollars] == '$')
+            ++dollars;
+        if (dollars % 2 == 0) return space + 1;
+        n = space;
+    }
+    return 0;
+}
+
+/// Below this, a shared prefix is not worth its own variable.
+constexpr size_t kMinSharedPrefix = 64;
 std::string step_depfile(const split::Step& s) {
     return compile::join_path(s.cwd, s.depfile);
 }
@@ -136,20 +168,39 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge) {
 }
 
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
-                                             const Names& names, bool device_pool) {
+                                             const Names& names, bool device_pool,
+                                             std::vector<ninja::RuleStatement>* shared) {
     std::vector<ninja::NewStatement> out;
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
     std::vector<const split::Step*> devices;
-    for (const split::Step& s : plan.steps)
+    const split::Step* host = nullptr;
+    for (const split::Step& s : plan.steps) {
         if (s.kind == split::StepKind::Device) devices.push_back(&s);
+        if (s.kind == split::StepKind::Host) host = &s;
+    }
 
     // One rule for all device edges of this object when one command template
     // fits them all: each device edge then only names its architecture.
     std::string command = devices.empty() ? "" : device_template(devices, step_command);
     std::string depfile = command.empty() ? "" : device_template(devices, step_depfile);
     std::string device_rule;
+    std::string host_command = host ? ninja::escape_value(host->shell()) : "";
+    bool host_shares = false;
     if (!command.empty() && !depfile.empty()) {
-        device_rule = names.device + "_" + util::Hasher().add(object).hex64();
+        const std::string hash = util::Hasher().add(object).hex64();
+        device_rule = names.device + "_" + hash;
+        // The device and host commands start alike (compiler, -D, -I, flags):
+        // that part is written once, as a variable of the file.
+        if (shared && host) {
+            const size_t n = shared_prefix(command, host_command);
+            if (n >= kMinSharedPrefix) {
+                const std::string name = names.args + "_" + hash;
+                out.push_back(var(name, command.substr(0, n)));
+                command = "${" + name + "}" + command.substr(n);
+                host_command = "${" + name + "}" + host_command.substr(n);
+                host_shares = true;
+            }
+        }
         ninja::RuleStatement r{device_rule,
                                {var("command", command),
                                 var("description", "HIP $PHC_ARCH " + ninja::escape_value(object)),
@@ -164,13 +215,13 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     for (const split::Step& s : plan.steps) {
         ninja::BuildStatement b;
         const bool templated = s.kind == split::StepKind::Device && !device_rule.empty();
-        if (!templated) {
-            b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-            b.bindings.push_back(literal("PHC_OBJECT", object));
-        }
         switch (s.kind) {
         case split::StepKind::Device:
             b.rule = templated ? device_rule : names.device;
+            if (!templated) {
+                b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+                b.bindings.push_back(literal("PHC_OBJECT", object));
+            }
             for (const auto& o : s.outputs)
                 b.outputs.push_back(in_build_dir(s, o));
             device_objects.insert(device_objects.end(), b.outputs.begin(), b.outputs.end());
@@ -190,14 +241,29 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             else if (!carry.pool.empty())
                 b.bindings.push_back(var("pool", carry.pool));
             break;
-        case split::StepKind::Bundle:
-            b.rule = names.bundle;
+        case split::StepKind::Bundle: {
             for (const auto& o : s.outputs)
                 b.outputs.push_back(in_build_dir(s, o));
             b.inputs = device_objects;
+            // Bundle commands differ only in the object: one rule serves them all.
+            std::string tmpl =
+                shared ? object_template(ninja::escape_value(s.shell()), object) : "";
+            if (!tmpl.empty()) {
+                b.rule = names.bundle + "_" + util::Hasher().add(tmpl).hex64();
+                shared->push_back(ninja::RuleStatement{
+                    b.rule, {var("command", tmpl), var("description", "HIP bundle $PHC_OBJECT")}});
+            } else {
+                b.rule = names.bundle;
+                b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+            }
+            b.bindings.push_back(literal("PHC_OBJECT", object));
             break;
+        }
         case split::StepKind::Host:
             b.rule = names.host;
+            b.bindings.push_back(host_shares ? var("PHC_COMMAND", host_command)
+                                             : literal("PHC_COMMAND", s.shell()));
+            b.bindings.push_back(literal("PHC_OBJECT", object));
             b.outputs = carry.outputs;
             b.implicit_outputs = carry.implicit_outputs;
             b.inputs = carry.inputs;
@@ -241,12 +307,22 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
     d.text = plan->analysis.decision.text;
     if (!plan->split()) return r;
-    for (const auto& st : split_edges(*plan, carry, names, device_pool)) {
+    std::vector<ninja::RuleStatement> shared;
+    for (const auto& st : split_edges(*plan, carry, names, device_pool, &shared)) {
         if (auto st_ok = ninja::render_to(r.text, st); !st_ok) {
             r.error = st_ok.error().message;
             r.text.clear();
             return r;
         }
+    }
+    for (const auto& rule : shared) {
+        std::string text;
+        if (auto st_ok = ninja::render_to(text, rule); !st_ok) {
+            r.error = st_ok.error().message;
+            r.text.clear();
+            return r;
+        }
+        r.rules.emplace_back(rule.name, std::move(text));
     }
     d.split = true;
     for (const auto& s : plan->steps)

@@ -8,6 +8,7 @@
 #include "util/error.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace phc::regen {
@@ -18,6 +19,7 @@ struct Names {
     std::string bundle = "PHC_HIP_BUNDLE";
     std::string host = "PHC_HIP_HOST";
     std::string pool = "phc_hip_device";
+    std::string args = "PHC_ARGS"; ///< prefix of file variables (a unique hash follows)
 };
 
 /// Picks names that no rule or pool of `m` already uses.
@@ -40,9 +42,14 @@ struct Carry {
 Result<Carry> carry_of(const ninja::EdgeRef& edge);
 
 /// The device, bundle and host edges for `plan`, replacing the edge `carry`
-/// came from. Device edges go to the device pool when `device_pool`.
+/// came from. Device edges go to the device pool when `device_pool`. With
+/// `shared`, output is more compact: the bundle edge uses a rule shared by all
+/// objects with the same bundle command (added to `shared`; the caller declares
+/// each once, before any use), and the start the device and host commands
+/// share is a file variable.
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
-                                             const Names& names, bool device_pool);
+                                             const Names& names, bool device_pool,
+                                             std::vector<ninja::RuleStatement>* shared = nullptr);
 
 /// The decision for one edge whose command looks like a HIP compile.
 struct EdgeDecision {
@@ -56,7 +63,10 @@ struct EdgeDecision {
 /// What the full way gives for one compile edge.
 struct Rendered {
     EdgeDecision d;
-    std::string text;  ///< the split edges, when d.split
+    std::string text; ///< the split edges, when d.split
+    /// Rules the edges use that are shared between objects: name and text, to
+    /// declare once at the top of the manifest.
+    std::vector<std::pair<std::string, std::string>> rules;
     std::string error; ///< why the edge cannot be planned (e.g. a failed probe); regen fails
 };
 

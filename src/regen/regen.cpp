@@ -145,7 +145,8 @@ struct Outcome {
         Hip,       ///< looks like a HIP compile: `d` says what became of it
     } kind = Kind::Skip;
     EdgeDecision d;
-    std::string text;           ///< the rendered split edges, when d.split
+    std::string text; ///< the rendered split edges, when d.split
+    std::vector<std::pair<std::string, std::string>> rules; ///< see Rendered::rules
     std::optional<Error> error; ///< the edge cannot be planned: regen fails
     bool reused = false;        ///< planned from its shape (shapes.h)
 };
@@ -190,7 +191,7 @@ Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
         return o;
     }
     const bool reused =
-        shapes && in.rspfile.empty() && shapes->render(*command, *carry, o.text, o.d);
+        shapes && in.rspfile.empty() && shapes->render(*command, *carry, o.text, o.rules, o.d);
     o.reused = reused;
     if (reused && !c.verify) return o;
     Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
@@ -199,8 +200,9 @@ Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
     } else if (!reused) {
         o.d = std::move(r.d);
         o.text = std::move(r.text);
-    } else if (r.text != o.text || r.d.code != o.d.code || r.d.text != o.d.text ||
-               r.d.archs != o.d.archs || r.d.object != o.d.object) {
+        o.rules = std::move(r.rules);
+    } else if (r.text != o.text || r.rules != o.rules || r.d.code != o.d.code ||
+               r.d.text != o.d.text || r.d.archs != o.d.archs || r.d.object != o.d.object) {
         o.error = edge_error(c.m, e,
                              "internal error: the plan reused from an edge of the same shape "
                              "differs from this edge's own plan; run regen with "
@@ -259,6 +261,8 @@ Result<Summary> run(const Options& opts) {
     }
     Summary sum;
     std::optional<uint32_t> generator;
+    std::vector<ninja::NewStatement> shared_rules; // declared at the top, in order of first use
+    std::set<std::string> declared;
     // Evaluation, analysis, planning and rendering only read the manifest: they
     // run in parallel. The results are applied in manifest order, so the first
     // edge that fails is the one reported.
@@ -282,6 +286,9 @@ Result<Summary> run(const Options& opts) {
             break;
         }
         if (o.d.split) {
+            for (auto& [name, text] : o.rules)
+                if (declared.insert(name).second)
+                    shared_rules.push_back(ninja::RawStatement{std::move(text)});
             m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++sum.objects_split;
             sum.device_edges += o.d.archs.size();
@@ -300,6 +307,9 @@ Result<Summary> run(const Options& opts) {
             head.push_back(std::move(r));
             head.push_back(ninja::RawStatement{"\n"});
         }
+        for (auto& r : shared_rules)
+            head.push_back(std::move(r));
+        if (!shared_rules.empty()) head.push_back(ninja::RawStatement{"\n"});
     }
     if (in_place && generator && !opts.self.empty()) {
         ninja::EdgeRef g = m.edge(*generator);

@@ -138,6 +138,7 @@ struct ShapeProgram {
     size_t argv0 = 0;               ///< command word position of the compiler
     std::string code, why;          ///< the decision
     std::vector<std::string> archs;
+    std::vector<std::pair<std::string, std::string>> rules; ///< Rendered::rules
 };
 
 struct ShapeCache::Edge {
@@ -348,6 +349,8 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     Rendered r = render_split(command, {}, carry, probes_, names_, device_pool_, &plan);
     if (!r.error.empty() || !r.d.split) return prog;
     if (contains(r.d.text, kMark) || contains(r.d.code, kMark)) return prog;
+    for (const auto& [name, text] : r.rules)
+        if (contains(text, kMark)) return prog; // shared rules are the same for every edge
     for (const std::string& arch : r.d.archs) {
         std::string safe = split::safe_arch(arch);
         if (!contains(arch, kArchMark) || !all_of(arch, kArchChars) || !contains(safe, kArchMark) ||
@@ -402,6 +405,7 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     prog->code = std::move(r.d.code);
     prog->why = std::move(r.d.text);
     prog->archs = std::move(r.d.archs);
+    prog->rules = std::move(r.rules);
     prog->reusable = true;
     return prog;
 }
@@ -446,7 +450,7 @@ void ShapeCache::run(const ShapeProgram& p, std::string& out) const {
 }
 
 bool ShapeCache::render(std::string_view command, const Carry& carry, std::string& out,
-                        EdgeDecision& d) {
+                        std::vector<std::pair<std::string, std::string>>& rules, EdgeDecision& d) {
     ++edges_;
     if (!abstract(command, carry)) return false;
     auto it = shapes_.find(edge_->key);
@@ -465,6 +469,7 @@ bool ShapeCache::render(std::string_view command, const Carry& carry, std::strin
     d.code = p.code;
     d.text = p.why;
     d.archs = p.archs;
+    rules = p.rules;
     return true;
 }
 

@@ -49,7 +49,8 @@ public:
     /// true: exactly what render_split() gives for it. False when the caller must
     /// take the full way (a shape that is not split, or parts this cache cannot
     /// abstract); `out` and `d` are then unchanged.
-    bool render(std::string_view command, const Carry& carry, std::string& out, EdgeDecision& d);
+    bool render(std::string_view command, const Carry& carry, std::string& out,
+                std::vector<std::pair<std::string, std::string>>& rules, EdgeDecision& d);
 
     size_t shapes() const { return shapes_.size(); }
 

@@ -1,5 +1,6 @@
 #include "compile/analysis.h"
 #include "fake_probe.h"
+#include "ninja/manifest.h"
 #include "ninja/writer.h"
 #include "regen/edges.h"
 #include "regen/original.h"
@@ -247,4 +248,41 @@ TEST_CASE("the planner's own steps are templated, with paths in the build direct
     CHECK(t.find("build b/k.o.phc/bundle.hipfb: PHC_HIP_BUNDLE b/k.o.phc/gfx906.o "
                  "b/k.o.phc/gfx90a-xnack+.o\n") != std::string::npos);
     CHECK(t.find("PHC_HIP_HOST k.hip | gen.h b/k.o.phc/bundle.hipfb") != std::string::npos);
+}
+
+TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to the steps") {
+    compile::Analysis a = compile::analyze_string(
+        "/usr/bin/clang++-15 -x hip -O2 '-DA=$x' "
+        "-I/some/long/include/path/to/make/the/shared/start/long --offload-arch=gfx90a:xnack+ "
+        "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
+        {});
+    REQUIRE(a.decision.split());
+    compile::ProbeResult probe = compile::fake_probe({"gfx906", "gfx90a:xnack+"});
+    compile::apply_probe(a, probe);
+    split::Plan plan =
+        split::make_plan(std::move(a), probe, {.private_dir = {}, .device_depfiles = true});
+    regen::Carry c = carry_for("k.o");
+    std::vector<ninja::RuleStatement> shared;
+    std::vector<ninja::NewStatement> edges =
+        regen::split_edges(plan, c, regen::Names{}, false, &shared);
+    REQUIRE(shared.size() == 1);
+    std::vector<ninja::NewStatement> all(regen::split_rules(regen::Names{}, 0));
+    all.insert(all.end(), shared.begin(), shared.end());
+    all.insert(all.end(), edges.begin(), edges.end());
+    const std::string text = text_of(all);
+    CHECK(text.find("PHC_ARGS_") != std::string::npos);
+    CHECK(text.find("build k.o.phc/bundle.hipfb: " + shared[0].name + " ") != std::string::npos);
+    CHECK(text.find("-output=${PHC_OBJECT}.phc/bundle.hipfb") != std::string::npos);
+    // What ninja runs for each edge is exactly the step's command.
+    auto m = ninja::parse_manifest(text);
+    REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+    std::vector<std::string> commands;
+    for (size_t i = 0; i < m->edge_count(); ++i) {
+        auto cmd = m->edge(i).evaluate("command");
+        REQUIRE(cmd.ok());
+        commands.push_back(*cmd);
+    }
+    REQUIRE(commands.size() == plan.steps.size());
+    for (size_t k = 0; k < plan.steps.size(); ++k)
+        CHECK(commands[k] == plan.steps[k].shell());
 }
