@@ -211,7 +211,7 @@ Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
     return o;
 }
 
-/// plan_one() for every edge, on `threads_wanted` threads (0: up to two, and
+/// plan_one() for every edge, on `threads_wanted` threads (0: a core each, up to 8,
 /// one for small builds); planning only reads the manifest, ProbeCache locks
 /// itself, each thread has its own ShapeCache. Results do not depend on the threads.
 std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wanted) {
@@ -228,7 +228,7 @@ std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wan
     };
     const unsigned threads = threads_wanted > 0
                                  ? static_cast<unsigned>(threads_wanted)
-                                 : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+                                 : std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
     if (threads < 2 || (threads_wanted <= 0 && n < 256)) {
         work();
         return out;

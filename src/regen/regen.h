@@ -18,7 +18,7 @@ struct Options {
     std::string output;                   ///< write here instead of in place (-o); "" = in place
     int device_jobs = 0;                  ///< >0: device edges share a pool of this depth
     bool dry_run = false;                 ///< decide and report, write nothing
-    int threads = 0;                      ///< planning threads; 0 = up to two, as cores allow
+    int threads = 0;                      ///< planning threads; 0 = one per core, up to 8
     bool shapes = true;         ///< plan once per edge shape (shapes.h), not once per edge
     bool verify_shapes = false; ///< also plan every edge the full way; a difference is an error
     std::string self;           ///< absolute path of phc-ninja, for the re-run hook
