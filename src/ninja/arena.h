@@ -1,13 +1,40 @@
-// A bump allocator for strings that must outlive the parse with stable addresses
-// (evaluated values, canonicalised paths): one allocation per 64 KiB, not per string.
+// Storage that outlives the parse with stable addresses: each file's text, and
+// a bump allocator for strings made while parsing (evaluated values,
+// canonicalised paths): one allocation per 64 KiB, not per string.
 #pragma once
 
 #include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace phc::ninja {
+
+/// One file's text, followed by a NUL: either owned as a string, or a read-only
+/// mapping of the file (loading a big manifest then copies nothing and takes
+/// no page fault per 4 KiB of text).
+class SourceText {
+public:
+    explicit SourceText(std::string text) : owned_(std::move(text)) {}
+    /// Takes over `mapped`, a mapping of `mapped_size` bytes whose first `size`
+    /// are the text and the rest zero (at least one byte).
+    SourceText(const char* mapped, size_t size, size_t mapped_size)
+        : mapped_(mapped), size_(size), mapped_size_(mapped_size) {}
+    SourceText(SourceText&& o) noexcept;
+    SourceText& operator=(SourceText&&) = delete;
+    ~SourceText();
+
+    /// The text (without the NUL after it). Owned text moves with the object.
+    std::string_view text() const {
+        return mapped_ ? std::string_view(mapped_, size_) : std::string_view(owned_);
+    }
+
+private:
+    std::string owned_;
+    const char* mapped_ = nullptr;
+    size_t size_ = 0, mapped_size_ = 0;
+};
 
 /// Owns copies of strings; the views it returns stay valid until it is destroyed
 /// (moving the arena keeps them valid too).

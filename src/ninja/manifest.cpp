@@ -198,7 +198,7 @@ std::string Manifest::write_file(uint32_t file) const {
     const auto& statements = files_[file].statements;
     const auto& edits = edits_[file];
     std::string out;
-    out.reserve(buffers_[file]->size() + appended_[file].size());
+    out.reserve(buffers_[file]->text().size() + appended_[file].size());
     for (uint32_t i = 0; i < statements.size(); ++i) {
         auto it = edits.empty() ? edits.end() : edits.find(i);
         if (it == edits.end()) {

@@ -230,7 +230,7 @@ private:
         std::optional<std::string> replacement;
     };
 
-    std::vector<std::unique_ptr<std::string>> buffers_; ///< one per file, NUL-terminated
+    std::vector<std::unique_ptr<SourceText>> buffers_; ///< one per file
     std::vector<File> files_;
     std::vector<Scope> scopes_;
     std::vector<Rule> rules_;

@@ -5,11 +5,13 @@
 #include "ninja/manifest.h"
 #include "ninja/paths.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,17 +46,20 @@ std::pair<int, int> parse_version(const std::string& v) {
 /// Builds a Manifest: one Parser for the whole load, one call of parse_file per file.
 class Parser {
 public:
-    Parser(Manifest& m, FileReader& reader) : m_(m), reader_(reader) {}
+    /// `reader` reads included files; nullptr reads them from disk.
+    Parser(Manifest& m, const FileReader* reader) : m_(m), reader_(reader) {}
 
     /// Adds a file with its text and parses it into `scope`.
-    Status parse_file(std::string path, std::string text, int32_t parent, uint32_t scope,
-                      int depth);
+    Status parse_file(std::string path, SourceText text, int32_t parent, uint32_t scope, int depth);
 
 private:
     class FileParse;
 
+    /// An included file's text; the error is the bare reason, as ninja's ReadFile gives it.
+    Result<SourceText> read(const std::string& path) const;
+
     Manifest& m_;
-    FileReader& reader_;
+    const FileReader* reader_;
     std::vector<EvalString> paths_; ///< scratch, reused across edges
     std::string tmp_;               ///< scratch for evaluated strings
     EvalString value_;              ///< scratch for edge binding values
@@ -432,9 +437,7 @@ Status Parser::FileParse::parse_include(bool subninja) {
     }
     if (depth_ >= kMaxIncludeDepth)
         return lex_.error(fmt::format("loading '{}': too many nested includes", path));
-    Result<std::string> text = p_.reader_
-                                   ? p_.reader_(path)
-                                   : Result<std::string>(make_error("No such file or directory"));
+    Result<SourceText> text = p_.read(path);
     if (!text) return lex_.error(fmt::format("loading '{}': {}", path, text.error().message));
     auto index = static_cast<int32_t>(m_.files_.size());
     if (auto s =
@@ -489,54 +492,87 @@ Status Parser::FileParse::run() {
     }
 }
 
-Status Parser::parse_file(std::string path, std::string text, int32_t parent, uint32_t scope,
+namespace {
+
+/// Makes room for `extra` more elements, at least doubling when it must grow.
+template <class T> void reserve_more(std::vector<T>& v, size_t extra) {
+    size_t want = v.size() + extra;
+    if (want > v.capacity()) v.reserve(std::max(want, v.capacity() * 2));
+}
+
+} // namespace
+
+Status Parser::parse_file(std::string path, SourceText text, int32_t parent, uint32_t scope,
                           int depth) {
     auto file = static_cast<uint32_t>(m_.files_.size());
-    // About one node per 100 bytes of a CMake manifest: size the index once.
-    if (file == 0) m_.node_ids_.reserve(text.size() / 100, m_.node_paths_);
-    m_.buffers_.push_back(std::make_unique<std::string>(std::move(text)));
+    m_.buffers_.push_back(std::make_unique<SourceText>(std::move(text)));
+    std::string_view buf = m_.buffers_.back()->text();
+    // Size the big arrays once from the text (a CMake manifest has about one
+    // edge per 600 bytes, a node per 300, a binding per 100): growing them step
+    // by step would copy them and touch twice the memory.
+    size_t size = buf.size();
+    reserve_more(m_.edges_, size / 256);
+    reserve_more(m_.edge_bindings_, size / 64);
+    reserve_more(m_.edge_nodes_, size / 64);
+    reserve_more(m_.node_paths_, size / 128);
+    reserve_more(m_.node_producer_, size / 128);
+    m_.node_ids_.reserve(m_.node_paths_.capacity(), m_.node_paths_);
     File f;
     f.path = std::move(path);
     f.parent = parent;
     f.scope = scope;
+    f.statements.reserve(size / 128);
     m_.files_.push_back(std::move(f));
     m_.edits_.emplace_back();
     m_.appended_.emplace_back();
-    const std::string& buf = *m_.buffers_.back();
     FileParse fp(*this, file, scope, depth, buf);
     return fp.run();
 }
 
 namespace {
 
-/// Reads a file like ninja's ReadFile; the error is the bare strerror text.
-Result<std::string> read_disk_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return make_error(std::strerror(errno));
-    // Read straight into the string, sized from fstat (growing if the file grew).
-    struct stat st {};
-    size_t cap = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
+/// Reads a whole file into a string like ninja's ReadFile; the error is the bare strerror text.
+Result<std::string> read_fd(int fd, size_t size_hint) {
     std::string out;
-    out.resize(cap + 1);
+    out.resize(size_hint + 1);
     size_t used = 0;
     for (;;) {
         if (used == out.size()) out.resize(out.size() * 2 + 4096);
         ssize_t n = ::read(fd, out.data() + used, out.size() - used);
         if (n < 0) {
             if (errno == EINTR) continue;
-            Error e = make_error(std::strerror(errno));
-            ::close(fd);
-            return e;
+            return make_error(std::strerror(errno));
         }
         if (n == 0) break;
         used += static_cast<size_t>(n);
     }
-    ::close(fd);
     out.resize(used);
     return out;
 }
 
-Result<Manifest> parse_with(std::string text, std::string filename, FileReader reader) {
+/// Reads a file from disk: mapped when it is a regular file whose last page has
+/// room for the NUL after the text (the kernel zero-fills the rest of it),
+/// else read into a string.
+Result<SourceText> read_disk_file(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return make_error(std::strerror(errno));
+    struct stat st {};
+    size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
+    auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    if (S_ISREG(st.st_mode) && size > 0 && size % page != 0) {
+        void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p != MAP_FAILED) {
+            ::close(fd);
+            return SourceText(static_cast<const char*>(p), size, (size / page + 1) * page);
+        }
+    }
+    auto text = read_fd(fd, size);
+    ::close(fd);
+    if (!text) return text.error();
+    return SourceText(std::move(*text));
+}
+
+Result<Manifest> parse_with(SourceText text, std::string filename, const FileReader* reader) {
     Manifest m;
     Parser p(m, reader);
     if (auto s = p.parse_file(std::move(filename), std::move(text), -1, 0, 0); !s) return s.error();
@@ -545,8 +581,26 @@ Result<Manifest> parse_with(std::string text, std::string filename, FileReader r
 
 } // namespace
 
+SourceText::SourceText(SourceText&& o) noexcept
+    : owned_(std::move(o.owned_)), mapped_(o.mapped_), size_(o.size_),
+      mapped_size_(o.mapped_size_) {
+    o.mapped_ = nullptr;
+}
+
+SourceText::~SourceText() {
+    if (mapped_) ::munmap(const_cast<char*>(mapped_), mapped_size_);
+}
+
+Result<SourceText> Parser::read(const std::string& path) const {
+    if (!reader_) return read_disk_file(path);
+    if (!*reader_) return make_error("No such file or directory");
+    auto text = (*reader_)(path);
+    if (!text) return text.error();
+    return SourceText(std::move(*text));
+}
+
 Result<Manifest> parse_manifest(std::string text, std::string filename, FileReader reader) {
-    return parse_with(std::move(text), std::move(filename), std::move(reader));
+    return parse_with(SourceText(std::move(text)), std::move(filename), &reader);
 }
 
 Result<Manifest> load_manifest(const std::string& path) {
@@ -554,7 +608,7 @@ Result<Manifest> load_manifest(const std::string& path) {
     if (!text)
         return make_error(
             fmt::format("{}: error: loading '{}': {}", path, path, text.error().message));
-    return parse_with(std::move(*text), path, read_disk_file);
+    return parse_with(std::move(*text), path, nullptr);
 }
 
 Result<Manifest> reparse(const Manifest& m) {
@@ -566,7 +620,7 @@ Result<Manifest> reparse(const Manifest& m) {
         if (it == texts.end()) return make_error(std::strerror(ENOENT));
         return it->second;
     };
-    return parse_with(m.write_file(0), m.files()[0].path, reader);
+    return parse_with(SourceText(m.write_file(0)), m.files()[0].path, &reader);
 }
 
 } // namespace phc::ninja

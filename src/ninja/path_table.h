@@ -36,10 +36,12 @@ public:
         ++count_;
     }
 
-    /// Makes room for `n` entries without rehashing.
+    /// Makes room for `n` entries without rehashing (one new table at most).
     void reserve(size_t n, const std::vector<std::string_view>& paths) {
-        while (n * 2 > slots_.size())
-            grow(paths);
+        size_t size = slots_.empty() ? kMinSize : slots_.size();
+        while (n * 2 > size)
+            size *= 2;
+        if (size > slots_.size()) rehash(size, paths);
     }
 
 private:
@@ -48,6 +50,7 @@ private:
         uint32_t id = kEmpty;
     };
     static constexpr uint32_t kEmpty = UINT32_MAX;
+    static constexpr size_t kMinSize = 1024; ///< a power of two
 
     void place(uint32_t id, uint64_t h) {
         size_t i = h & mask_;
@@ -57,8 +60,12 @@ private:
     }
 
     void grow(const std::vector<std::string_view>& paths) {
+        rehash(slots_.empty() ? kMinSize : slots_.size() * 2, paths);
+    }
+
+    void rehash(size_t size, const std::vector<std::string_view>& paths) {
         std::vector<Slot> old = std::move(slots_);
-        slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+        slots_.assign(size, Slot{});
         mask_ = slots_.size() - 1;
         for (const Slot& s : old)
             if (s.id != kEmpty) place(s.id, hash(paths[s.id]));

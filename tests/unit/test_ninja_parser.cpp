@@ -1,6 +1,11 @@
 // Parsing every statement kind and keeping each statement's source text.
 #include "test_ninja_util.h"
 
+#include <cstdio>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace phc;
 using namespace phc::ninja;
 using phc::ninja::test::eval;
@@ -185,4 +190,54 @@ TEST_CASE("ninja: every stop character at every offset of a 16-byte block") {
     CHECK(eval(p, std::string(13, 'o') + " o", "command") == "['" + std::string(17, 'i') + ":i' " +
                                                                  std::string(31, 'j') + "] ['" +
                                                                  std::string(13, 'o') + " o']");
+}
+
+namespace {
+
+/// `text` padded with a comment line to exactly `size` bytes.
+std::string sized(std::string text, size_t size) {
+    REQUIRE(size >= text.size() + 2);
+    return text + "#" + std::string(size - text.size() - 2, 'x') + "\n";
+}
+
+void write(const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    CHECK(std::fwrite(text.data(), 1, text.size(), f) == text.size());
+    std::fclose(f);
+}
+
+} // namespace
+
+TEST_CASE("ninja: load_manifest reads the top file and includes from disk, any size") {
+    // Files are mapped unless their size is a whole number of pages (no room
+    // for the NUL after the text): both ways must give the same manifest.
+    char dir[] = "/tmp/phc-ninja-load-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    std::string d = dir;
+    REQUIRE(::mkdir((d + "/sub.d").c_str(), 0700) == 0);
+    for (size_t size : {4095, 4096, 4097, 8192}) {
+        CAPTURE(size);
+        write(d + "/rules.ninja", sized("rule r\n  command = echo $in > $out\n", size));
+        std::string top = sized("include " + d + "/rules.ninja\nbuild o: r i\n", size);
+        write(d + "/build.ninja", top);
+        auto m = load_manifest(d + "/build.ninja");
+        REQUIRE_MESSAGE(m.ok(), m.error().text());
+        CHECK(eval(*m, "o", "command") == "echo i > o");
+        CHECK(m->write_file(0) == top);
+        CHECK(m->write_file(1).size() == size);
+        // No newline at the end: the text must still end in a NUL for the lexer.
+        write(d + "/build.ninja", sized("rule r\n  command = x\n", size - 12) + "build p: r j");
+        CHECK(load_manifest(d + "/build.ninja").error().message ==
+              d + "/build.ninja:4:13: error: unexpected EOF");
+    }
+    write(d + "/build.ninja", "rule r\n  command = x\nbuild p: r j\n");
+    CHECK(load_manifest(d + "/build.ninja").ok());
+    CHECK(load_manifest(d + "/none.ninja").error().text() ==
+          d + "/none.ninja: error: loading '" + d + "/none.ninja': No such file or directory");
+    write(d + "/build.ninja", "include " + d + "/sub.d\n");
+    CHECK(load_manifest(d + "/build.ninja").error().message ==
+          d + "/build.ninja:1:" + std::to_string(d.size() + 15) + ": error: loading '" + d +
+              "/sub.d': Is a directory");
+    std::filesystem::remove_all(d);
 }
