@@ -121,14 +121,17 @@ namespace {
 
 Result<std::string> evaluate_edge(const Manifest& m, const Edge& e, std::string_view name,
                                   bool escape) {
+    // Evaluate into a buffer that keeps its capacity, then copy once: appending
+    // to a fresh string would reallocate it several times on a long command.
+    thread_local std::string scratch;
+    scratch.clear();
     EdgeEnv env(m, e, escape);
-    std::string out;
-    if (!env.lookup(name, out)) {
+    if (!env.lookup(name, scratch)) {
         const Statement& s = m.statement(e.where);
         return make_error(
             fmt::format("{}:{}: error: {}", m.files()[e.where.file].path, s.line, env.error()));
     }
-    return out;
+    return std::string(scratch);
 }
 
 } // namespace
