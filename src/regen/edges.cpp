@@ -4,6 +4,7 @@
 #include "ninja/writer.h"
 #include "util/hash.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace phc::regen {
@@ -84,14 +85,18 @@ std::string step_command(const split::Step& s) {
     return s.shell();
 }
 
-/// `escaped` (a ninja value) with `object` spelled ${PHC_OBJECT}, when that
-/// evaluates back to it for an edge binding PHC_OBJECT to `object`; else "".
+/// `escaped` (a ninja value) with the object's folder of per-architecture files
+/// ("=<object>.phc/") spelled with ${PHC_OBJECT}, when that evaluates back to it
+/// for an edge binding PHC_OBJECT to `object`; else "". Only that spelling is
+/// replaced, so the template does not depend on what else the object's name
+/// happens to match.
 std::string object_template(const std::string& escaped, const std::string& object) {
     if (object.empty() || ninja::escape_value(object) != object ||
         escaped.find("PHC_OBJECT") != std::string::npos)
         return {};
-    std::string tmpl = replace_all(escaped, object, "${PHC_OBJECT}");
-    if (replace_all(tmpl, "${PHC_OBJECT}", object) != escaped) return {};
+    const std::string folder = "=" + object + ".phc/";
+    std::string tmpl = replace_all(escaped, folder, "=${PHC_OBJECT}.phc/");
+    if (tmpl == escaped || replace_all(tmpl, "${PHC_OBJECT}", object) != escaped) return {};
     return tmpl;
 }
 
@@ -113,8 +118,10 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
     return 0;
 }
 
-/// Below this, a shared prefix is not worth its own variable.
-constexpr size_t kMinSharedPrefix = 64;
+/// Below this many words, a shared start is not worth its own variable. (Words,
+/// not bytes: the choice must not depend on how long the paths in it are.)
+constexpr size_t kMinSharedWords = 4;
+
 std::string step_depfile(const split::Step& s) {
     return compile::join_path(s.cwd, s.depfile);
 }
@@ -193,7 +200,8 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
         // that part is written once, as a variable of the file.
         if (shared && host) {
             const size_t n = shared_prefix(command, host_command);
-            if (n >= kMinSharedPrefix) {
+            const auto words = std::count(command.begin(), command.begin() + n, ' ');
+            if (static_cast<size_t>(words) >= kMinSharedWords) {
                 const std::string name = names.args + "_" + hash;
                 out.push_back(var(name, command.substr(0, n)));
                 command = "${" + name + "}" + command.substr(n);

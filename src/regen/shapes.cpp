@@ -1,5 +1,6 @@
 #include "regen/shapes.h"
 
+#include "compile/probe.h"
 #include "ninja/writer.h"
 #include "split/plan.h"
 #include "util/hash.h"
@@ -59,8 +60,9 @@ bool contains(std::string_view s, std::string_view part) {
 
 /// A path (object or source) the cache may abstract.
 bool abstractable_path(std::string_view p) {
-    return !p.empty() && p[0] != '-' && all_of(p, kValueChars) && !contains(p, "=") &&
-           !contains(p, ",") && !contains(p, kArchMark);
+    // '-' starts an option, '@' a response file: such words mean something else.
+    return !p.empty() && p[0] != '-' && p[0] != '@' && all_of(p, kValueChars) &&
+           !contains(p, "=") && !contains(p, ",") && !contains(p, kArchMark);
 }
 
 /// The extension a decision may read: from the last '.' of the last component.
@@ -103,6 +105,9 @@ bool opaque_value_word(std::string_view w) {
 }
 
 enum class Slot : uint8_t { None, Object, Source, Value };
+
+/// The key separates its parts with the bytes 0 to kKeyMax; no literal holds them.
+constexpr char kKeyMax = 2;
 
 /// The carry-over lists copied as paths, and the letter of their sentinels.
 constexpr std::array<char, 4> kListLetters = {'a', 'b', 'c', 'd'};
@@ -199,8 +204,11 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
     if (!abstractable_path(e.object) || !abstractable_path(e.source) || e.object == e.source)
         return false;
     if (contains(command, kMark)) return false;
-    for (const std::string* s : {&carry.depfile, &carry.deps, &carry.restat, &carry.pool})
+    for (const std::string* s : {&carry.depfile, &carry.deps, &carry.restat, &carry.pool}) {
         if (contains(*s, kMark)) return false;
+        for (char c : *s) // the key's own separators
+            if (c >= 0 && c <= kKeyMax) return false;
+    }
     for (size_t l = 0; l < kListLetters.size(); ++l)
         for (const std::string& p : carry_list(carry, l))
             if (contains(p, kMark) || !ninja::path_error(p).empty()) return false;
@@ -212,8 +220,11 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
     e.values.clear();
     std::string& key = e.key;
     key.clear();
+    // What decisions may read of the paths: absolute or not, in a folder or
+    // not (the base name), the extension. Sentinels keep the same.
     for (std::string_view p : {e.object, e.source}) {
         key += p[0] == '/' ? '/' : '.';
+        key += p.find('/', 1) != std::string_view::npos ? 'd' : 'f';
         key += extension(p);
         key += '\0';
     }
@@ -272,8 +283,16 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
 
 namespace {
 
+/// The sentinel of a path like `like`: absolute or not, in a folder or not,
+/// with its extension. The folder and the base name each hold a mark, so no
+/// part of the path can be used without leaving a mark behind.
 std::string sentinel(char kind, std::string_view like) {
     std::string s = like[0] == '/' ? "/" : "";
+    if (like.find('/', 1) != std::string_view::npos) {
+        s += kMark;
+        s += kind;
+        s += "D/";
+    }
     s += kMark;
     s += kind;
     s += 'Z';
@@ -358,8 +377,15 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
             return prog;
     }
 
-    // How this edge's CUID and device rule name are made from its own strings.
+    // The driver's jobs must not depend on an abstracted part: none may be in
+    // what the probe is keyed on (a -B folder, COMPILER_PATH=..., ...).
     const compile::Analysis& a = plan.analysis;
+    for (const std::string& assignment : a.command.env)
+        if (contains(assignment, kMark)) return prog;
+    for (const std::string& flag : compile::probe_key_flags(a.expanded))
+        if (contains(flag, kMark)) return prog;
+
+    // How this edge's CUID and device rule name are made from its own strings.
     prog->hash_cuid = !plan.cuid.empty() && a.cuid.empty() && !a.cuid_none;
     if (prog->hash_cuid) {
         const auto& argv = a.command.argv;
@@ -373,6 +399,16 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
         tokens.push_back({plan.cuid, {Op::Cuid}});
     }
     tokens.push_back({util::Hasher().add(object).hex64(), {Op::ObjectHash}});
+    // The hashes are found in the text by value: the edge itself must not hold them.
+    for (size_t k = tokens.size() - (prog->hash_cuid ? 2 : 1); k < tokens.size(); ++k) {
+        const std::string& hash = tokens[k].first;
+        if (contains(command, hash)) return prog;
+        for (const std::string* c : {&carry.depfile, &carry.deps, &carry.restat, &carry.pool})
+            if (contains(*c, hash)) return prog;
+        for (size_t l = 0; l < kListLetters.size(); ++l)
+            for (const std::string& path : carry_list(carry, l))
+                if (contains(path, hash)) return prog;
+    }
 
     // Every copy of a sentinel becomes an instruction; nothing else may hold one.
     struct Hit {
