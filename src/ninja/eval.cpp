@@ -6,10 +6,23 @@ namespace phc::ninja {
 
 namespace {
 
+/// a == b for variable names: most names differ in length or first letter, so
+/// those are compared before calling memcmp.
+bool same_name(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a == b));
+}
+
 /// The last binding named `name` among an edge's bindings, or nullptr.
 const EdgeBinding* find_binding(std::span<const EdgeBinding> bindings, std::string_view name) {
     for (size_t i = bindings.size(); i-- > 0;)
-        if (bindings[i].name == name) return &bindings[i];
+        if (same_name(bindings[i].name, name)) return &bindings[i];
+    return nullptr;
+}
+
+/// The rule's binding `name`, or nullptr (Rule::binding with the cheap compare).
+const EvalString* rule_binding(const Rule& rule, std::string_view name) {
+    for (const RuleBinding& b : rule.bindings)
+        if (same_name(b.name, name)) return &b.value;
     return nullptr;
 }
 
@@ -59,7 +72,25 @@ bool EdgeEnv::lookup(std::string_view name, std::string& out) {
         path_list(e_.nodes, e_.outputs, ' ', out);
         return true;
     }
-    if (recursive_) {
+    // BindingEnv::LookupWithFallback on the edge's env comes first, before the
+    // cycle check and the rule's binding: a name being evaluated is never bound
+    // there (else its rule binding would not be evaluated), so the order cannot
+    // change a result. An edge without bindings uses its file scope as its env,
+    // so that scope's own variables come before the rule's (a ninja quirk we keep).
+    bool recursive = recursive_;
+    recursive_ = true;
+    const Scope& file_scope = m_.scopes_[e_.scope];
+    if (e_.binding_count > 0) {
+        std::span<const EdgeBinding> own(m_.edge_bindings_.data() + e_.bindings, e_.binding_count);
+        if (const EdgeBinding* b = find_binding(own, name)) {
+            out += b->value;
+            return true;
+        }
+    } else if (auto it = file_scope.vars.find(name); it != file_scope.vars.end()) {
+        out += it->second;
+        return true;
+    }
+    if (recursive) {
         for (size_t i = 0; i < lookups_.size(); ++i) {
             if (lookups_[i] != name) continue;
             error_ = "cycle in rule variables: ";
@@ -71,32 +102,12 @@ bool EdgeEnv::lookup(std::string_view name, std::string& out) {
             return false;
         }
     }
-    const EvalString* eval = m_.rules_[e_.rule].binding(name);
-    bool record = recursive_ && eval != nullptr;
-    if (record) lookups_.push_back(name);
-    recursive_ = true;
-    bool ok = fallback(name, eval, out);
-    if (record) lookups_.pop_back();
-    return ok;
-}
-
-bool EdgeEnv::fallback(std::string_view name, const EvalString* eval, std::string& out) {
-
-    // BindingEnv::LookupWithFallback on the edge's env. An edge without
-    // bindings uses its file scope as its env, so that scope's own variables
-    // come before the rule's bindings (a ninja quirk we keep).
-    std::span<const EdgeBinding> own(m_.edge_bindings_.data() + e_.bindings, e_.binding_count);
-    const Scope& file_scope = m_.scopes_[e_.scope];
-    if (e_.binding_count > 0) {
-        if (const EdgeBinding* b = find_binding(own, name)) {
-            out += b->value;
-            return true;
-        }
-    } else if (auto it = file_scope.vars.find(name); it != file_scope.vars.end()) {
-        out += it->second;
-        return true;
+    if (const EvalString* eval = rule_binding(m_.rules_[e_.rule], name)) {
+        if (recursive) lookups_.push_back(name);
+        bool ok = evaluate(*eval, out);
+        if (recursive) lookups_.pop_back();
+        return ok;
     }
-    if (eval) return evaluate(*eval, out);
     int32_t parent = e_.binding_count > 0 ? static_cast<int32_t>(e_.scope) : file_scope.parent;
     out += lookup_in_scopes(m_.scopes_, parent, name);
     return true;

@@ -38,8 +38,6 @@ public:
     const std::string& error() const { return error_; }
 
 private:
-    /// BindingEnv::LookupWithFallback on the edge's env, after the cycle check.
-    bool fallback(std::string_view name, const EvalString* eval, std::string& out);
     void path_list(uint32_t first, uint32_t count, char sep, std::string& out) const;
 
     const Manifest& m_;

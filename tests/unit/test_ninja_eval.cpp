@@ -101,3 +101,15 @@ TEST_CASE("ninja: canonical paths as ninja 1.11 computes them") {
     CHECK(m.edge(2).outputs()[0] == "../../c");
     CHECK(m.edge(3).outputs()[0] == "/abs/d");
 }
+
+TEST_CASE("ninja: an edge binding ends a chain of rule variables that would be a cycle") {
+    const std::string rule = "rule r\n  command = [$description]\n  description = <$depfile>\n"
+                             "  depfile = $description\n";
+    auto m = parse_ok(rule + "build a: r\n  depfile = edge\nbuild b: r\n  x = 1\n");
+    CHECK(eval(m, "a", "command") == "[<edge>]");
+    CHECK(m.edge(1).evaluate("command").error().message ==
+          "build.ninja:7: error: cycle in rule variables: description -> depfile -> description");
+    // No bindings: the file scope's variables (final values) come before the rule's.
+    auto f = parse_ok(rule + "build c: r\ndepfile = file\n");
+    CHECK(eval(f, "c", "command") == "[<file>]");
+}
