@@ -6,6 +6,7 @@
 #include "ninja/eval_string.h"
 #include "util/error.h"
 
+#include <array>
 #include <string>
 #include <string_view>
 
@@ -34,10 +35,18 @@ enum class Token {
 /// ninja's name for a token in messages ("'='", "newline", "eof", ...).
 const char* token_name(Token t);
 
+/// One flag per byte: the characters ninja allows in `${name}` and identifiers.
+inline constexpr std::array<bool, 256> kVarnameChars = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c)
+        t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-' || c == '.';
+    return t;
+}();
+
 /// True for characters ninja allows in `${name}` and identifiers: [a-zA-Z0-9_.-].
 inline bool is_varname_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.';
+    return kVarnameChars[static_cast<unsigned char>(c)];
 }
 
 /// True for characters allowed in a bare `$name` reference: [a-zA-Z0-9_-] (no '.').

@@ -63,6 +63,9 @@ private:
     std::vector<EvalString> paths_; ///< scratch, reused across edges
     std::string tmp_;               ///< scratch for evaluated strings
     EvalString value_;              ///< scratch for edge binding values
+    /// Whether any top-level variable or rule binding is named `pool` / `dyndep`
+    /// so far; until then only an edge's own binding can give it one.
+    bool pool_bound_ = false, dyndep_bound_ = false;
 };
 
 /// Parsing state for one file.
@@ -90,6 +93,8 @@ private:
     Status resolve_pool(Edge& e);
     Status add_edge_nodes(Edge& e, uint32_t index);
     Status check_dyndep(const Edge& e);
+    void note_binding(std::string_view key);
+    bool binds(const Edge& e, std::string_view key) const;
     Status parse_default();
     Status parse_include(bool subninja);
     EvalString& next_path();
@@ -232,6 +237,7 @@ Status Parser::FileParse::parse_variable() {
                                           "ninja_required_version version ({})",
                                           kMajor, kMinor, version));
     }
+    note_binding(key);
     m_.scopes_[scope_].vars.insert_or_assign(key, v);
     end(StatementKind::Variable, -1, key);
     return Ok{};
@@ -261,6 +267,7 @@ Status Parser::FileParse::parse_rule() {
                 replaced = true;
             }
         if (!replaced) rule.bindings.push_back(RuleBinding{key, std::move(value), source});
+        note_binding(key);
     }
     auto empty = [&](std::string_view k) {
         const EvalString* b = rule.binding(k);
@@ -345,7 +352,19 @@ Status Parser::FileParse::read_edge_bindings(Edge& e) {
     return Ok{};
 }
 
+void Parser::FileParse::note_binding(std::string_view key) {
+    if (key == "pool") p_.pool_bound_ = true;
+    if (key == "dyndep") p_.dyndep_bound_ = true;
+}
+
+bool Parser::FileParse::binds(const Edge& e, std::string_view key) const {
+    for (uint32_t i = 0; i < e.binding_count; ++i)
+        if (m_.edge_bindings_[e.bindings + i].name == key) return true;
+    return false;
+}
+
 Status Parser::FileParse::resolve_pool(Edge& e) {
+    if (!p_.pool_bound_ && !binds(e, "pool")) return Ok{}; // nothing can name a pool
     // ninja looks the pool up before the edge has nodes, so $in/$out are empty.
     Edge bare = e;
     bare.outputs = bare.implicit_outputs = bare.inputs = 0;
@@ -377,6 +396,7 @@ Status Parser::FileParse::add_edge_nodes(Edge& e, uint32_t index) {
 }
 
 Status Parser::FileParse::check_dyndep(const Edge& e) {
+    if (!p_.dyndep_bound_ && !binds(e, "dyndep")) return Ok{}; // nothing can name one
     std::string dyndep;
     EdgeEnv raw(m_, e, false);
     if (!raw.lookup("dyndep", dyndep)) return lex_.error(raw.error());

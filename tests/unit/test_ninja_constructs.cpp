@@ -88,3 +88,12 @@ TEST_CASE("ninja: more error texts") {
           "build.ninja:1:10: error: expected build command name\nbuild o: \n         ^ near here");
     CHECK(parse_error("x = 1\n# unterminated comment") == "build.ninja:2:1: error: lexing error");
 }
+
+TEST_CASE("ninja: an edge's dyndep may come from the file scope, as it is when parsed") {
+    // (`pool` cannot be a top-level variable: it is a keyword there.)
+    CHECK(test::parse_error("rule r\n  command = x\ndyndep = dd\nbuild a: r\n") ==
+          "build.ninja:5:1: error: dyndep 'dd' is not an input");
+    parse_ok("rule r\n  command = x\nbuild a: r\ndyndep = dd\n"); // bound after the edge
+    CHECK(test::parse_error("rule r\n  command = x\n  pool = $p\np = nope\nbuild a: r\n") ==
+          "build.ninja:6:1: error: unknown pool name 'nope'");
+}
