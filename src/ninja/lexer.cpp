@@ -33,7 +33,7 @@ Token keyword(std::string_view w) {
 
 #if defined(__SSE2__)
 /// Bit i set when block[i] is one of `Stops`, for the 16 bytes of an aligned block.
-template <char... Stops> unsigned stop_mask(const char* block) {
+template <char... Stops> [[gnu::no_sanitize_address]] unsigned stop_mask(const char* block) {
     __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(block));
     __m128i hit = _mm_setzero_si128();
     ((hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(Stops)))), ...);

@@ -86,7 +86,7 @@ namespace {
 
 #if defined(__SSE2__)
 /// Bit i set when block[i] is outside [A-Za-z0-9_+-./], for an aligned 16-byte block.
-unsigned unsafe_mask(const char* block) {
+[[gnu::no_sanitize_address]] unsigned unsafe_mask(const char* block) {
     auto in_range = [](__m128i x, char lo, char hi) { // lo <= x <= hi, unsigned
         __m128i d = _mm_sub_epi8(x, _mm_set1_epi8(lo));
         return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(static_cast<char>(hi - lo))), d);
