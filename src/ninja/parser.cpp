@@ -536,7 +536,8 @@ Status Parser::parse_file(std::string path, SourceText text, int32_t parent, uin
     reserve_more(m_.edge_nodes_, size / 64);
     reserve_more(m_.node_paths_, size / 128);
     reserve_more(m_.node_producer_, size / 128);
-    m_.node_ids_.reserve(m_.node_paths_.capacity(), m_.node_paths_);
+    // The index is written whole when it is sized (the rest only as used): size it closer.
+    m_.node_ids_.reserve(m_.node_paths_.size() + size / 256, m_.node_paths_);
     File f;
     f.path = std::move(path);
     f.parent = parent;
@@ -572,7 +573,9 @@ Result<std::string> read_fd(int fd, size_t size_hint) {
 
 /// Reads a file from disk: mapped when it is a regular file whose last page has
 /// room for the NUL after the text (the kernel zero-fills the rest of it),
-/// else read into a string.
+/// else read into a string. A mapped file truncated by another process while
+/// the manifest lives would fault; manifests are replaced by rename (CMake,
+/// regen's write_file_atomic), not rewritten in place.
 Result<SourceText> read_disk_file(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return make_error(std::strerror(errno));
