@@ -3,6 +3,7 @@
 
 #include "util/error.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -17,8 +18,21 @@ Result<std::string> read_file(const std::string& path);
 /// the umask); a symlink's target is replaced, the link stays.
 Status write_file_atomic(const std::string& path, std::string_view content);
 
+/// write_file_atomic() of the concatenation of `pieces`, written with writev(2) so
+/// a large text made of many parts is never copied into one string.
+Status write_file_atomic(const std::string& path, std::span<const std::string_view> pieces);
+
+/// True when `path` is a regular file holding exactly the concatenation of `pieces`.
+/// A size that differs answers without reading; otherwise the file is compared
+/// through a fixed buffer. Any error (missing, unreadable) answers false.
+bool file_holds(const std::string& path, std::span<const std::string_view> pieces);
+
 /// Writes all of `data` to `fd`, retrying short writes and EINTR. False on error.
 bool write_all(int fd, std::string_view data);
+
+/// Writes the concatenation of `pieces` to `fd` with writev(2), IOV_MAX pieces a
+/// call, retrying short writes and EINTR. Empty pieces are allowed. False on error.
+bool write_all(int fd, std::span<const std::string_view> pieces);
 
 /// True when `path` names an existing file (or directory).
 bool file_exists(const std::string& path);
