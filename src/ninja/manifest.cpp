@@ -198,21 +198,55 @@ bool Manifest::edited(uint32_t file) const {
 }
 
 std::string Manifest::write_file(uint32_t file) const {
-    const auto& statements = files_[file].statements;
-    const auto& edits = edits_[file];
+    const std::vector<std::string_view> parts = pieces(file);
+    size_t size = 0;
+    for (std::string_view p : parts)
+        size += p.size();
     std::string out;
-    out.reserve(buffers_[file]->text().size() + appended_[file].size());
+    out.reserve(size);
+    for (std::string_view p : parts)
+        out += p;
+    return out;
+}
+
+std::vector<std::string_view> Manifest::pieces(uint32_t file) const {
+    const auto& statements = files_[file].statements;
+    // Each statement's edits, if any; edits at no statement are ignored, as always.
+    std::vector<const Edits*> edits_of(statements.size(), nullptr);
+    for (const auto& [index, e] : edits_[file])
+        if (index < statements.size()) edits_of[index] = &e;
+
+    std::vector<std::string_view> out;
+    out.reserve(4 * edits_[file].size() + 2);
+    bool last_is_source = false; // out.back() is loaded text of this file
+    auto add = [&](std::string_view text) {
+        if (text.empty()) return;
+        out.push_back(text);
+        last_is_source = false;
+    };
+    // Adjacent statements are adjacent in the file's buffer: extend the last view.
+    auto add_source = [&](std::string_view text) {
+        if (text.empty()) return;
+        if (last_is_source && out.back().data() + out.back().size() == text.data())
+            out.back() = std::string_view(out.back().data(), out.back().size() + text.size());
+        else
+            out.push_back(text);
+        last_is_source = true;
+    };
     for (uint32_t i = 0; i < statements.size(); ++i) {
-        auto it = edits.empty() ? edits.end() : edits.find(i);
-        if (it == edits.end()) {
-            out += statements[i].text;
+        if (!edits_of[i]) {
+            add_source(statements[i].text);
             continue;
         }
-        out += it->second.before;
-        out += it->second.replacement ? *it->second.replacement : statements[i].text;
-        out += it->second.after;
+        const Edits& e = *edits_of[i];
+        add(e.before);
+        if (e.replacement)
+            add(*e.replacement);
+        else
+            add_source(statements[i].text);
+        add(e.after);
     }
-    out += appended_[file];
+    add(appended_[file]);
     return out;
 }
 

@@ -219,6 +219,10 @@ public:
 
     /// The text of file `file`: original statement bytes with the edits applied.
     std::string write_file(uint32_t file) const;
+    /// write_file() as the pieces to concatenate, none empty, without copying:
+    /// runs of unedited statements are one view of the loaded text. The views
+    /// point into the manifest and are valid until it is edited or destroyed.
+    std::vector<std::string_view> pieces(uint32_t file) const;
 
 private:
     friend class Parser;
