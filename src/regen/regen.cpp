@@ -120,13 +120,13 @@ Status redirect_includes(ninja::Manifest& m, const std::set<uint32_t>& rewrite) 
     return Ok{};
 }
 
-/// Writes `text` to `path` unless it already holds exactly that.
-Status write_if_changed(const std::string& path, const std::string& text, Summary& sum, bool dry) {
-    auto old = util::read_file(path);
-    if (old && *old == text) return Ok{};
+/// Writes the concatenation of `pieces` to `path` unless it already holds exactly that.
+Status write_if_changed(const std::string& path, std::span<const std::string_view> pieces,
+                        Summary& sum, bool dry) {
+    if (util::file_holds(path, pieces)) return Ok{};
     sum.written.push_back(path);
     if (dry) return Ok{};
-    return util::write_file_atomic(path, text);
+    return util::write_file_atomic(path, pieces);
 }
 
 Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_view what) {
@@ -330,17 +330,17 @@ Result<Summary> run(const Options& opts) {
     for (uint32_t f : rewrite) {
         if (f == 0) continue;
         const std::string path = m.files()[f].path + ".phc";
-        if (auto st = write_if_changed(path, m.write_file(f), sum, opts.dry_run); !st)
+        if (auto st = write_if_changed(path, m.pieces(f), sum, opts.dry_run); !st)
             return st.error();
     }
     if (in_place && src->needs_save) {
-        if (auto st = write_if_changed(original_path(opts.manifest), src->text, sum, opts.dry_run);
+        if (auto st = write_if_changed(original_path(opts.manifest),
+                                       std::vector<std::string_view>{src->text}, sum, opts.dry_run);
             !st)
             return st.error();
     }
     const std::string target = in_place ? opts.manifest : opts.output;
-    if (auto st = write_if_changed(target, m.write_file(0), sum, opts.dry_run); !st)
-        return st.error();
+    if (auto st = write_if_changed(target, m.pieces(0), sum, opts.dry_run); !st) return st.error();
     timer.done("write");
     return sum;
 }
