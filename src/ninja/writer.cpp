@@ -40,9 +40,13 @@ void append_escaped_value(std::string& out, std::string_view value) {
 
 } // namespace
 
-void append_escaped_path(std::string& out, std::string_view path) {
+bool needs_path_escape(std::string_view path) {
     auto has = [&](char c) { return std::memchr(path.data(), c, path.size()) != nullptr; };
-    if (!has('$') && !has(' ') && !has(':')) {
+    return has('$') || has(' ') || has(':');
+}
+
+void append_escaped_path(std::string& out, std::string_view path) {
+    if (!needs_path_escape(path)) {
         out += path; // the usual case
         return;
     }

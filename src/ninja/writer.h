@@ -19,6 +19,9 @@ std::string escape_path(std::string_view path);
 /// Appends escape_path(path) to `out`.
 void append_escaped_path(std::string& out, std::string_view path);
 
+/// True when escape_path(path) differs from `path`.
+bool needs_path_escape(std::string_view path);
+
 /// Escapes a literal value so it evaluates back to itself: '$' -> "$$" and
 /// leading spaces -> "$ " (ninja drops unescaped leading blanks). '\n', '\r' and
 /// '\0' cannot be expressed in a value: check with value_error() first.

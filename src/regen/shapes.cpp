@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 
 namespace phc::regen {
 
@@ -30,7 +31,7 @@ constexpr std::array<bool, 256> char_set(std::string_view extra) {
 /// Characters of a command word that the shell takes literally (compile::quote_word
 /// leaves such words bare): a command of these and spaces splits at its spaces.
 constexpr std::array<bool, 256> kWordChars = char_set("_-./+,:@%=");
-enum class CharClass : uint8_t { Other, Word, Separator, Space };
+enum class CharClass : uint8_t { Other, Word, Separator, Space, Colon, G };
 
 /// kWordChars, with '=' and ',' (where a path may start inside a word) and ' ' told apart.
 constexpr std::array<CharClass, 256> kCommandClass = [] {
@@ -39,6 +40,8 @@ constexpr std::array<CharClass, 256> kCommandClass = [] {
         t[c] = kWordChars[c] ? CharClass::Word : CharClass::Other;
     t['='] = t[','] = CharClass::Separator;
     t[' '] = CharClass::Space;
+    t[':'] = CharClass::Colon; // a word char, but not a value char
+    t['g'] = CharClass::G;     // may start kArchMark
     return t;
 }();
 
@@ -95,13 +98,12 @@ size_t slot_at(std::string_view word, std::string_view v) {
 
 /// An opaque -D or -I word: its value is copied through by the planner and
 /// never read (options.cpp: -D and -I are the only options so spelled).
-bool opaque_value_word(std::string_view w) {
-    if (w.size() < 3 || w[0] != '-' || (w[1] != 'D' && w[1] != 'I')) return false;
+/// `plain`: the word holds only kValueChars and not kArchMark.
+bool opaque_value_word(std::string_view w, bool plain) {
+    if (!plain || w.size() < 3 || w[0] != '-' || (w[1] != 'D' && w[1] != 'I')) return false;
     char c = w[2];
-    bool starts_plainly = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                          (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '.';
-    std::string_view value = w.substr(2);
-    return starts_plainly && all_of(value, kValueChars) && !contains(value, kArchMark);
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '/' || c == '.';
 }
 
 enum class Slot : uint8_t { None, Object, Source, Value };
@@ -146,11 +148,15 @@ struct ShapeProgram {
     std::vector<std::pair<std::string, std::string>> rules; ///< Rendered::rules
 };
 
+struct ShapeCache::Word {
+    std::string_view text;
+    Slot slot = Slot::None;
+    uint32_t at = 0; ///< where its slot starts
+};
+
 struct ShapeCache::Edge {
     std::string_view object, source;
-    std::vector<std::string_view> words;
-    std::vector<Slot> slots;              ///< per word
-    std::vector<uint32_t> at;             ///< per word: where its slot starts
+    std::vector<Word> words;
     std::vector<std::string_view> values; ///< Value slots' values, in word order
     Slot depfile_slot = Slot::None;
     size_t depfile_at = 0;
@@ -163,7 +169,7 @@ ShapeCache::ShapeCache(compile::ProbeCache& probes, const Names& names, bool dev
 
 ShapeCache::~ShapeCache() = default;
 
-void ShapeCache::add_word(std::string_view w, size_t sep) {
+void ShapeCache::add_word(std::string_view w, size_t sep, bool plain) {
     Edge& e = *edge_;
     Slot slot = Slot::None;
     size_t at = 0, len = 0;
@@ -173,7 +179,7 @@ void ShapeCache::add_word(std::string_view w, size_t sep) {
     } else if ((at = slot_at(w, e.source, sep)) != std::string_view::npos) {
         slot = Slot::Source;
         len = e.source.size();
-    } else if (opaque_value_word(w)) {
+    } else if (opaque_value_word(w, plain)) {
         slot = Slot::Value;
         at = 2;
         len = w.size() - 2;
@@ -181,9 +187,7 @@ void ShapeCache::add_word(std::string_view w, size_t sep) {
     } else {
         at = 0;
     }
-    e.words.push_back(w);
-    e.slots.push_back(slot);
-    e.at.push_back(static_cast<uint32_t>(at));
+    e.words.push_back({w, slot, static_cast<uint32_t>(at)});
     std::string& key = e.key;
     if (slot == Slot::None) {
         key += w;
@@ -215,8 +219,6 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
     e.carry = &carry;
 
     e.words.clear();
-    e.slots.clear();
-    e.at.clear();
     e.values.clear();
     std::string& key = e.key;
     key.clear();
@@ -230,6 +232,7 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
     }
     // Split at spaces, checking that the shell would too, and abstract each word.
     size_t from = 0, sep = std::string_view::npos; // sep: the word's last '=' or ','
+    bool plain = true; // the word holds only kValueChars and not kArchMark
     for (size_t at = 0; at < command.size(); ++at) {
         while (at < command.size() &&
                kCommandClass[static_cast<unsigned char>(command[at])] == CharClass::Word)
@@ -239,16 +242,23 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
         case CharClass::Separator:
             sep = at - from;
             break;
+        case CharClass::Colon:
+            plain = false;
+            break;
+        case CharClass::G:
+            if (command.substr(at, kArchMark.size()) == kArchMark) plain = false;
+            break;
         case CharClass::Space:
-            if (at > from) add_word(command.substr(from, at - from), sep);
+            if (at > from) add_word(command.substr(from, at - from), sep, plain);
             from = at + 1;
             sep = std::string_view::npos;
+            plain = true;
             break;
         default:
             return false;
         }
     }
-    if (command.size() > from) add_word(command.substr(from), sep);
+    if (command.size() > from) add_word(command.substr(from), sep, plain);
     if (e.words.empty()) return false;
     key += '\2';
     e.depfile_slot = Slot::None;
@@ -323,17 +333,17 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     // The edge with every abstracted part replaced by its sentinel.
     std::vector<std::string> words;
     size_t value = 0;
-    for (size_t i = 0; i < e.words.size(); ++i) {
-        std::string_view w = e.words[i];
-        switch (e.slots[i]) {
+    for (const Word& word : e.words) {
+        std::string_view w = word.text;
+        switch (word.slot) {
         case Slot::None:
             words.emplace_back(w);
             break;
         case Slot::Object:
-            words.push_back(with_slot(w, e.at[i], e.object.size(), object));
+            words.push_back(with_slot(w, word.at, e.object.size(), object));
             break;
         case Slot::Source:
-            words.push_back(with_slot(w, e.at[i], e.source.size(), source));
+            words.push_back(with_slot(w, word.at, e.source.size(), source));
             break;
         case Slot::Value:
             words.push_back(with_slot(w, 2, w.size() - 2, value_sentinel('v', value++)));
@@ -453,33 +463,34 @@ void ShapeCache::run(const ShapeProgram& p, std::string& out) const {
         std::vector<std::string_view> words;
         words.reserve(p.cuid_words.size());
         for (size_t k : p.cuid_words)
-            words.push_back(e.words[k]);
-        cuid = split::cuid_of(e.object, e.source, words, e.words[p.argv0]);
+            words.push_back(e.words[k].text);
+        cuid = split::cuid_of(e.object, e.source, words, e.words[p.argv0].text);
     }
     std::string object_hash;
+    out.reserve(out.size() + p.text.size() + 32 * p.ops.size());
     for (const Op& op : p.ops) {
         switch (op.kind) {
         case Op::Text:
-            out.append(p.text, op.a, op.b);
+            out.append(p.text.data() + op.a, op.b);
             break;
         case Op::Object:
-            out += e.object;
+            out.append(e.object);
             break;
         case Op::Source:
-            out += e.source;
+            out.append(e.source);
             break;
         case Op::Value:
-            out += e.values[op.a];
+            out.append(e.values[op.a]);
             break;
         case Op::CarryPath:
             ninja::append_escaped_path(out, carry_list(*e.carry, op.a)[op.b]);
             break;
         case Op::Cuid:
-            out += cuid;
+            out.append(cuid);
             break;
         case Op::ObjectHash:
             if (object_hash.empty()) object_hash = util::Hasher().add(e.object).hex64();
-            out += object_hash;
+            out.append(object_hash);
             break;
         }
     }
@@ -498,7 +509,6 @@ bool ShapeCache::render(std::string_view command, const Carry& carry, std::strin
     }
     const ShapeProgram& p = *it->second;
     if (!p.reusable) return false;
-    out.reserve(out.size() + p.text.size() + 64 * p.ops.size());
     run(p, out);
     d.object = std::string(edge_->object);
     d.split = true;

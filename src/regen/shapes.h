@@ -55,10 +55,11 @@ public:
     size_t shapes() const { return shapes_.size(); }
 
 private:
+    struct Word; // one word of a command and its abstracted part
     struct Edge; // one edge's words and abstracted parts
 
     bool abstract(std::string_view command, const Carry& carry);
-    void add_word(std::string_view word, size_t sep);
+    void add_word(std::string_view word, size_t sep, bool plain);
     std::unique_ptr<ShapeProgram> build() const;
     void run(const ShapeProgram& p, std::string& out) const;
 

@@ -192,15 +192,7 @@ std::vector<size_t> cuid_word_positions(const compile::Analysis& a) {
 std::string cuid_of(std::string_view output, std::string_view source,
                     const std::vector<std::string_view>& words, std::string_view argv0) {
     util::Hasher h;
-    constexpr std::string_view kVersion = "phc-cuid-v1";
-    size_t bytes = kVersion.size() + output.size() + source.size() + argv0.size();
-    for (std::string_view w : words)
-        bytes += w.size();
-    h.reserve(words.size() + 4, bytes);
-    h.add(kVersion).add(output).add(source);
-    for (std::string_view w : words)
-        h.add(w);
-    h.add(argv0);
+    h.add_all({"phc-cuid-v1", output, source}).add_all(words).add(argv0);
     return h.hex64();
 }
 

@@ -1,6 +1,7 @@
 #include "util/hash.h"
 
 #include <cstdint>
+#include <cstring>
 #include <xxhash.h>
 
 namespace phc::util {
@@ -24,6 +25,22 @@ void append_hex(std::string& out, uint64_t v) {
 }
 
 } // namespace
+
+Hasher& Hasher::add_all(const std::vector<std::string_view>& parts) {
+    size_t size = bytes_.size();
+    for (std::string_view part : parts)
+        size += sizeof(uint64_t) + part.size();
+    size_t at = bytes_.size();
+    bytes_.resize(size);
+    char* to = bytes_.data();
+    for (std::string_view part : parts) {
+        uint64_t len = part.size();
+        std::memcpy(to + at, &len, sizeof len);
+        std::memcpy(to + at + sizeof len, part.data(), part.size());
+        at += sizeof len + part.size();
+    }
+    return *this;
+}
 
 std::string Hasher::hex128() const {
     XXH128_hash_t h = XXH3_128bits(bytes_.data(), bytes_.size());

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace phc::util {
 
@@ -16,6 +17,8 @@ public:
 
     /// Adds one part.
     Hasher& add(std::string_view part);
+    /// Adds each of `parts`, as add() would one by one.
+    Hasher& add_all(const std::vector<std::string_view>& parts);
     /// Makes room for `parts` more parts of `bytes` bytes in all (an optimisation only).
     void reserve(size_t parts, size_t bytes) { bytes_.reserve(bytes_.size() + 8 * parts + bytes); }
     /// The 128-bit digest as 32 lowercase hex digits.
