@@ -142,6 +142,29 @@ const char* Lexer::describe_last_error() const {
 
 Token Lexer::read_token() {
     const char* p = ofs_;
+    // The commonest tokens first, with the outcome of the general loop below:
+    // '=' after a name, a line's end, and the indent before a binding's name.
+    if (*p == '=') {
+        last_token_ = p;
+        ofs_ = p + 1;
+        eat_whitespace();
+        return Token::Equals;
+    }
+    if (*p == '\n') {
+        last_token_ = p;
+        ofs_ = p + 1;
+        return Token::Newline;
+    }
+    if (*p == ' ') {
+        const char* s = p + 1;
+        while (*s == ' ')
+            ++s;
+        if (is_varname_char(*s)) {
+            last_token_ = p;
+            ofs_ = s;
+            return Token::Indent;
+        }
+    }
     const char* start;
     Token token;
     for (;;) {
@@ -247,15 +270,17 @@ bool Lexer::read_ident(std::string_view* out) {
     return true;
 }
 
-Status Lexer::read_eval_string(EvalString* out, bool path) {
+template <bool path> Status Lexer::read_eval_string(EvalString* out) {
     // Whole runs of literal text are one part: in a value, ' ', ':' and '|' are
     // plain text (ninja's EvalString merges them into the run too).
     const char* p = ofs_;
     const char* start;
     for (;;) {
         start = p;
-        p = path ? skip_text<'$', ' ', ':', '|', '\r', '\n', '\0'>(p)
-                 : skip_text<'$', '\r', '\n', '\0'>(p);
+        if constexpr (path)
+            p = skip_text<'$', ' ', ':', '|', '\r', '\n', '\0'>(p);
+        else
+            p = skip_text<'$', '\r', '\n', '\0'>(p);
         if (p != start) {
             out->add_text(std::string_view(start, static_cast<size_t>(p - start)));
             start = p;
@@ -266,10 +291,10 @@ Status Lexer::read_eval_string(EvalString* out, bool path) {
                 last_token_ = start;
                 return error(describe_last_error());
             }
-            if (!path) p += 2;
+            if constexpr (!path) p += 2;
             goto done;
         case '\n':
-            if (!path) ++p;
+            if constexpr (!path) ++p;
             goto done;
         case '\0':
             last_token_ = start;
@@ -312,8 +337,11 @@ Status Lexer::read_eval_string(EvalString* out, bool path) {
 done:
     last_token_ = start;
     ofs_ = p;
-    if (path) eat_whitespace();
+    if constexpr (path) eat_whitespace();
     return Ok{};
 }
+
+template Status Lexer::read_eval_string<true>(EvalString* out);
+template Status Lexer::read_eval_string<false>(EvalString* out);
 
 } // namespace phc::ninja

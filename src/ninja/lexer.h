@@ -69,9 +69,9 @@ public:
     /// Reads an identifier ([a-zA-Z0-9_.-]+) and the whitespace after it.
     bool read_ident(std::string_view* out);
     /// Reads a path (stops at ' ', ':', '|', newline). `out` empty at the end of a list.
-    Status read_path(EvalString* out) { return read_eval_string(out, true); }
+    Status read_path(EvalString* out) { return read_eval_string<true>(out); }
     /// Reads a variable value up to and including the end of the line.
-    Status read_var_value(EvalString* out) { return read_eval_string(out, false); }
+    Status read_var_value(EvalString* out) { return read_eval_string<false>(out); }
 
     /// An error at the last token: "file:line:col: error: message" + source line and caret.
     Error error(std::string_view message) const;
@@ -86,7 +86,8 @@ public:
     }
 
 private:
-    Status read_eval_string(EvalString* out, bool path);
+    /// One body for both, compiled for each (`path`: a path, else a value).
+    template <bool path> Status read_eval_string(EvalString* out);
     void eat_whitespace();
 
     std::string filename_;
