@@ -1,10 +1,10 @@
 // Adversarial cases for plan reuse per edge shape (src/regen/shapes.h): edges
 // that share a shape but where a program planned on sentinels could go wrong.
 // Every case runs regen three ways (each edge planned on its own; shapes; shapes
-// verified edge by edge) and requires the same bytes and decisions. Cases marked
-// doctest::skip() are known bugs, each named in a comment above it. The compiler
-// is probed for real (clang-15); all cases share one directory and so one probe
-// cache, which keeps the file fast.
+// verified edge by edge) and requires the same bytes and decisions. Cases that
+// found bugs say so above them; those still open are marked doctest::skip().
+// The compiler is probed for real (clang-15); all cases share one directory and
+// so one probe cache, which keeps the file fast.
 #include "compile/analysis.h"
 #include "regen/regen.h"
 #include "split/plan.h"
@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
@@ -125,17 +126,19 @@ std::string included_text(const std::vector<std::string>& included) {
 }
 
 /// Regen of `manifest` (after fill()) planned edge by edge, with shapes, and with
-/// shapes verified against each edge's own plan, for device_jobs 0 and 2: the
-/// three must write the same bytes (also in the rewritten `included` files) and
-/// decide the same. Returns the summary with shapes (device_jobs 0), for checks
-/// on what was reused.
+/// shapes verified against each edge's own plan, with each of `device_jobs_list`
+/// (device_jobs > 0 moves device edges to a pool): the three must write the
+/// same bytes (also in the rewritten `included` files) and decide the same.
+/// Returns the summary with shapes for the first, for checks on what was reused.
 regen::Summary check_same(const std::string& name, const std::string& manifest,
-                          const std::vector<std::string>& included = {}) {
+                          const std::vector<std::string>& included = {},
+                          std::initializer_list<int> device_jobs_list = {0}) {
     InWorkDir in_dir;
     const std::string file = name + ".ninja";
     REQUIRE(util::write_file_atomic(file, fill(manifest)).ok());
     regen::Summary first;
-    for (int device_jobs : {0, 2}) {
+    bool have_first = false;
+    for (int device_jobs : device_jobs_list) {
         CAPTURE(device_jobs);
         Run each = run_regen(file, name + ".each", false, false, device_jobs);
         each.text += included_text(included);
@@ -164,7 +167,8 @@ regen::Summary check_same(const std::string& name, const std::string& manifest,
         const bool verified_same = verified.text == each.text;
         CHECK(verified_same);
         CHECK(verified.summary.reused == shaped.summary.reused);
-        if (device_jobs == 0) first = shaped.summary;
+        if (!have_first) first = shaped.summary;
+        have_first = true;
     }
     return first;
 }
@@ -192,7 +196,8 @@ build o1/h: HIPC s1/h.hip
   EXTRA = -DA=o1/h.o -MF o1/h.d -MT o1/h.o -MD
 build o2/i.o: HIP o2/i.o.d/i.hip
 build o2/j.o: HIP o2/j.o.d/j.hip
-)");
+)",
+                                  {}, {0, 2});
     CHECK(s.objects_split == 10);
     CHECK(s.reused >= 8);
 }
@@ -328,7 +333,8 @@ build l/n.o: HIP l/n.hip
   PRE = cd . && 
 build l/p.o: HIP l/p.hip
   PRE = cd . && 
-)");
+)",
+                                  {}, {0, 2});
     CHECK(s.objects_split == 10);
     CHECK(s.reused >= 6);
 }
@@ -435,7 +441,8 @@ build k/v.o: HIPN k/v.hip | a$:b$$c$ f
   pool = p
 build k/w.o: RSP k/w.hip
 build k/x.o: RSP k/x.hip
-)");
+)",
+                                  {}, {0, 2});
     CHECK(s.objects_split == 21);
     CHECK(s.left.at("ninja-rspfile") == 2);
     CHECK(s.reused >= 21);
@@ -693,18 +700,16 @@ subninja sub_part.ninja
 build in/f.o: HIP in/f.hip
   EXTRA = -DWHERE=top
 )",
-                                  {"inc_part.ninja", "sub_part.ninja"});
+                                  {"inc_part.ninja", "sub_part.ninja"}, {0, 2});
     CHECK(s.objects_split == 6);
     CHECK(s.reused >= 6);
 }
 
-// Without -o the object is the source's base name with ".o" (default_output in
-// analysis.cpp). The source sentinel has no directory, so its base name is the
-// whole sentinel and a program would copy the whole source path: "src/x" would
-// give "src/x.o.phc/..." instead of "x.o.phc/...", past the leftover check (the
-// copy is a whole sentinel) and the CUID check (-cuid= / -fuse-cuid=none skip
-// it). It failed so until the shared bundle rule (4ed88b9); now that rule holds
-// the source sentinel and the shape is refused.
+// Was a bug (fixed in c14ec2b): without -o the object is the source's base name
+// with ".o" (default_output in analysis.cpp); a source sentinel without a folder
+// is its own base name, so the program copied the whole source path: "src/x"
+// gave "src/x.o.phc/..." instead of "x.o.phc/...", past the leftover check (the
+// copy was a whole sentinel) and the CUID check (-cuid= / -fuse-cuid=none skip it).
 TEST_CASE("shapes: no -o and a source without an extension in a directory") {
     regen::Summary s = check_same("default_output", R"(
 rule HIPC
@@ -718,11 +723,12 @@ build z.o: HIPN src/z
     CHECK(s.objects_split == 3);
 }
 
-// BUG: a word starting with '@' is a response file to the analysis (expand_rsp);
-// the sentinel that replaces an object or source path has no '@', so the shape's
-// program splits an edge whose own plan leaves it alone ("response-file"). ninja
-// quotes such paths in $out/$in, so the path must reach the command another way.
-TEST_CASE("shapes: an object or source path starting with '@'" * doctest::skip()) {
+// Was a bug (fixed in c14ec2b): a word starting with '@' is a response file to
+// the analysis (expand_rsp); the sentinel that replaced an object or source path
+// had no '@', so the program split an edge whose own plan leaves it alone
+// ("response-file"). ninja quotes such paths in $out/$in, so the path reaches
+// the command another way here.
+TEST_CASE("shapes: an object or source path starting with '@'") {
     regen::Summary s = check_same("at_sign", R"(
 rule HIP
   command = {CC} {HIP} -o $OBJ -c $SRC
@@ -739,11 +745,11 @@ build r/c.o: HIP @r/c.hip
     CHECK(s.left.at("response-file") == 2);
 }
 
-// BUG: the shape key writes a slotted depfile as <prefix> '\1' '1' <suffix> but
-// a depfile kept verbatim is copied as is, so a depfile holding the byte 0x01
-// followed by '1' has the key of one holding the object: "x=\x01" "1" reuses the
-// program of "x=<object>" and gets "x=r2/b.o".
-TEST_CASE("shapes: a depfile that spells a slot in the shape key" * doctest::skip()) {
+// Was a bug (fixed in c14ec2b): the shape key writes a slotted depfile as
+// <prefix> '\1' '1' <suffix> and a verbatim one as is, so a depfile holding the
+// byte 0x01 followed by '1' had the key of one holding the object: "x=\x01" "1"
+// reused the program of "x=<object>" and got "x=r2/b.o".
+TEST_CASE("shapes: a depfile that spells a slot in the shape key") {
     regen::Summary s = check_same("key_collision", "rule HIP\n"
                                                    "  command = {CC} {HIP} -o $out -c $in\n"
                                                    "  depfile = $DF\n"
@@ -755,11 +761,12 @@ TEST_CASE("shapes: a depfile that spells a slot in the shape key" * doctest::ski
     CHECK(s.objects_split == 2);
 }
 
-// BUG: the program finds the object-hash and CUID tokens anywhere in the text, so
-// a literal word that happens to hold the hash of the object's sentinel (or the
-// sentinel plan's CUID) becomes this edge's hash. Needs a 64-bit collision, so
-// it can only be built on purpose, as here.
-TEST_CASE("shapes: a literal word holding a hash the program substitutes" * doctest::skip()) {
+// Was a bug (fixed in c14ec2b): the program finds the object-hash and CUID
+// tokens anywhere in the text, so a literal word holding the hash of the
+// object's sentinel (or the sentinel plan's CUID) became this edge's hash. Needs
+// a 64-bit collision, so it can only be built on purpose, as here: the paths
+// have no folder, so their sentinels are PHCSNTLoZ.o and PHCSNTLsZ.hip.
+TEST_CASE("shapes: a literal word holding a hash the program substitutes") {
     const std::string object_hash = util::Hasher().add("PHCSNTLoZ.o").hex64();
     // The CUID that HIPE's shape (an object *.o, a source *.hip) is planned with.
     const std::string sentinel_argv = fill("{CC} {HIP} -o PHCSNTLoZ.o -c PHCSNTLsZ.hip");
@@ -770,18 +777,18 @@ rule HIPU
   command = {CC} {HIP} -UX)" + object_hash + R"( -o $out -c $in
 rule HIPE
   command = TAG=)" + cuid + R"( {CC} {HIP} -o $out -c $in
-build hc/a.o: HIPU hc/a.hip
-build hc/b.o: HIPE hc/b.hip
+build hc_a.o: HIPU hc_a.hip
+build hc_b.o: HIPE hc_b.hip
 )");
     CHECK(s.objects_split == 2);
 }
 
-// BUG: a path in a driver option (in the probe key) is probed as its sentinel,
-// but the driver reads the file system there: `-B <object>.tools` or
-// COMPILER_PATH=<object>.tools naming a folder with a clang-offload-bundler makes
-// the edge's own plan use that bundler; the program keeps the one the driver
-// found for the sentinel's (absent) folder.
-TEST_CASE("shapes: a driver option naming a folder by the object path" * doctest::skip()) {
+// Was a bug (fixed in c14ec2b): a path in a driver option (in the probe key) was
+// probed as its sentinel, but the driver reads the file system there:
+// `-B <object>.tools` or COMPILER_PATH=<object>.tools naming a folder with a
+// clang-offload-bundler makes the edge's own plan use that bundler; the program
+// kept the one the driver found for the sentinel's (absent) folder.
+TEST_CASE("shapes: a driver option naming a folder by the object path") {
     for (const char* tools : {"bt/a.o.tools", "bt/b.o.tools"}) {
         InWorkDir in_dir;
         REQUIRE(std::filesystem::create_directories(tools));
@@ -800,12 +807,12 @@ build {DIR}/bt/b.o: HIPE bt/b.hip
     CHECK(s.objects_split == 2);
 }
 
-// BUG: the shared bundle rule (object_template() in edges.cpp) spells the object
-// ${PHC_OBJECT} wherever its text occurs in the bundle command, also inside other
-// words: "a.o" in "gfx90a.o", "/usr" in the bundler's path, "c" in "clang". A
-// sentinel never occurs there, so the program keeps the rule (and its hashed
-// name) of the sentinel while the edge's own plan makes another one.
-TEST_CASE("shapes: an object path that occurs inside the bundle command" * doctest::skip()) {
+// Was a bug (fixed in c14ec2b): the shared bundle rule (object_template() in
+// edges.cpp) spelled the object ${PHC_OBJECT} wherever its text occurs in the
+// bundle command, also inside other words: "a.o" in "gfx90a.o", "/usr" in the
+// bundler's path, "c" in "clang". A sentinel never occurs there, so the program
+// kept the rule (and its hashed name) of the sentinel.
+TEST_CASE("shapes: an object path that occurs inside the bundle command") {
     regen::Summary s = check_same("bundle_rule", R"(
 rule HIP
   command = {CC} {HIP} -o $out -c $in
@@ -817,13 +824,13 @@ build x: HIP br/d.hip
     CHECK(s.objects_split == 4);
 }
 
-// BUG: the start the device and host commands share becomes a file variable only
-// when it is at least 64 bytes (shared_prefix() and kMinSharedPrefix in
-// edges.cpp). Its length counts the -D/-I values and paths in it, and a sentinel
-// is rarely as long as the value it stands for: with a short compiler path and
-// few flags before --offload-arch, the program shares when the edge would not,
-// or the other way round.
-TEST_CASE("shapes: a shared command start near 64 bytes" * doctest::skip()) {
+// Was a bug (fixed in c14ec2b): the start the device and host commands share
+// became a file variable when it was at least 64 bytes (kMinSharedPrefix in
+// edges.cpp), a length that counts the -D/-I values and paths in it; a sentinel
+// is rarely as long as the value it stands for, so with a short compiler path
+// and few flags before --offload-arch the program shared when the edge would
+// not, or the other way round.
+TEST_CASE("shapes: a shared command start near 64 bytes") {
     regen::Summary s = check_same("shared_start", R"(
 rule HIP
   command = {CC} $DEFS --offload-arch=gfx906 --offload-arch=gfx90a -x hip {ROCM} -o $out -c $in
@@ -833,6 +840,44 @@ build ss/b.o: HIP ss/b.hip
   DEFS = -DV=a_value_long_enough_to_make_the_start_longer_than_64
 build ss/c.o: HIP ss/c.hip
   DEFS = -DA -DB -DC -DD
+)");
+    CHECK(s.objects_split == 3);
+}
+
+// BUG: the bundle rule is shared when the bundle command holds the object's
+// folder "=<object>.phc/" (object_template() in edges.cpp), found by the
+// object's value. The folder comes from the compile's output (plan.private_dir),
+// which is the object's slot only when -o names it as a word of its own. Without
+// -o the output is derived from the source: for "build x.o: ... x" (a source
+// without folder or extension) it is "x.o", the object, so the edge's own plan
+// shares the rule; the sentinel plan derives "<source sentinel>.o", not the
+// object's sentinel, and the program keeps a PHC_COMMAND binding.
+TEST_CASE("shapes: no -o, and the output derived from the source is the object" * doctest::skip()) {
+    regen::Summary s = check_same("derived_object", R"(
+rule HIPC
+  command = {CC} {HIP} -cuid=fixed -c $in
+build x.o: HIPC x
+build y.o: HIPC y
+)");
+    CHECK(s.objects_split == 2);
+}
+
+// BUG: the same search also finds the object where the command spells it as
+// literal text, which the shape keeps verbatim and the sentinel plan never
+// matches: a joined "-o<object>" (with -cuid=, which skips the CUID check), or
+// an assignment "FOO=<object>.phc/=" in front of the compiler (the bundle step
+// runs with it). The edge's own plan makes a shared rule from the real object
+// (or a different one); the program keeps the sentinel's choice.
+TEST_CASE("shapes: the object spelled as literal text in the command" * doctest::skip()) {
+    regen::Summary s = check_same("literal_object", R"(
+rule JOINED
+  command = {CC} {HIP} -cuid=fixed -o$out -c $in
+rule ENV
+  command = $PRE{CC} {HIP} -o $out -c $in
+build lo/a.o: JOINED lo/a.hip
+build lo/b.o: JOINED lo/b.hip
+build lo/c.o: ENV lo/c.hip
+  PRE = FOO=lo/c.o.phc/=$ 
 )");
     CHECK(s.objects_split == 3);
 }
