@@ -1,6 +1,7 @@
 #include "regen/edges.h"
 
 #include "compile/analysis.h"
+#include "compile/shell.h"
 #include "ninja/writer.h"
 #include "util/hash.h"
 
@@ -85,18 +86,35 @@ std::string step_command(const split::Step& s) {
     return s.shell();
 }
 
-/// `escaped` (a ninja value) with the object's folder of per-architecture files
-/// ("=<object>.phc/") spelled with ${PHC_OBJECT}, when that evaluates back to it
-/// for an edge binding PHC_OBJECT to `object`; else "". Only that spelling is
-/// replaced, so the template does not depend on what else the object's name
-/// happens to match.
-std::string object_template(const std::string& escaped, const std::string& object) {
-    if (object.empty() || ninja::escape_value(object) != object ||
-        escaped.find("PHC_OBJECT") != std::string::npos)
+/// The bundle step's command as a ninja value in which the object's folder of
+/// per-architecture files, in the -input= and -output= arguments, is spelled
+/// "${PHC_OBJECT}.phc", so that one rule serves every object; "" when the
+/// folder is not "<object>.phc" as the build directory names it, or the object
+/// needs quoting. Only those arguments are rewritten, so the template depends
+/// on nothing else the object's name happens to match.
+std::string bundle_template(const split::Step& s, const split::Plan& plan,
+                            const std::string& object) {
+    constexpr std::string_view kHole = "PHCOBJECTHOLE";
+    if (!s.cwd.empty() || plan.private_dir != object + ".phc" || object.empty() ||
+        compile::quote_word(object) != object || ninja::escape_value(object) != object)
         return {};
-    const std::string folder = "=" + object + ".phc/";
-    std::string tmpl = replace_all(escaped, folder, "=${PHC_OBJECT}.phc/");
-    if (tmpl == escaped || replace_all(tmpl, "${PHC_OBJECT}", object) != escaped) return {};
+    split::Step t = s;
+    const std::string folder = plan.private_dir + "/";
+    for (std::string& word : t.argv) {
+        for (std::string_view flag : {"-input=", "-output="}) {
+            if (word.size() > flag.size() + folder.size() && word.starts_with(flag) &&
+                word.compare(flag.size(), folder.size(), folder) == 0) {
+                word = std::string(flag) + std::string(kHole) + ".phc/" +
+                       word.substr(flag.size() + folder.size());
+                break;
+            }
+        }
+    }
+    std::string escaped = ninja::escape_value(s.shell());
+    std::string holed = ninja::escape_value(t.shell());
+    if (escaped.find(kHole) != std::string::npos || holed == escaped) return {};
+    std::string tmpl = replace_all(holed, kHole, "${PHC_OBJECT}");
+    if (replace_all(tmpl, "${PHC_OBJECT}", object) != escaped) return {};
     return tmpl;
 }
 
@@ -254,8 +272,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
                 b.outputs.push_back(in_build_dir(s, o));
             b.inputs = device_objects;
             // Bundle commands differ only in the object: one rule serves them all.
-            std::string tmpl =
-                shared ? object_template(ninja::escape_value(s.shell()), object) : "";
+            std::string tmpl = shared ? bundle_template(s, plan, object) : "";
             if (!tmpl.empty()) {
                 b.rule = names.bundle + "_" + util::Hasher().add(tmpl).hex64();
                 shared->push_back(ninja::RuleStatement{

@@ -395,11 +395,15 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     for (const std::string& flag : compile::probe_key_flags(a.expanded))
         if (contains(flag, kMark)) return prog;
 
+    // The object's own files are named after the output the plan found: it must
+    // be this edge's object, copied (not derived from the source, not literal).
+    if (a.output != object) return prog;
+
     // How this edge's CUID and device rule name are made from its own strings.
     prog->hash_cuid = !plan.cuid.empty() && a.cuid.empty() && !a.cuid_none;
     if (prog->hash_cuid) {
         const auto& argv = a.command.argv;
-        if (a.output != object || a.source != source || argv.size() > words.size()) return prog;
+        if (a.source != source || argv.size() > words.size()) return prog;
         const size_t off = words.size() - argv.size();
         for (size_t k = 0; k < argv.size(); ++k)
             if (argv[k] != words[off + k]) return prog;
