@@ -39,11 +39,8 @@ Result<OriginalSource> locate_original(const std::string& manifest) {
     if (!head) return head.error();
     OriginalSource src;
     if (!is_rewritten(*head)) {
-        auto text = util::read_file(manifest);
-        if (!text) return text.error();
         src.path = manifest;
         src.needs_save = true;
-        src.text = std::move(*text);
         return src;
     }
     src.path = original_path(manifest);

@@ -20,7 +20,6 @@ std::string original_path(const std::string& manifest);
 struct OriginalSource {
     std::string path;        ///< the file to load (manifest or its saved original)
     bool needs_save = false; ///< manifest is a fresh original: save it before replacing
-    std::string text;        ///< its bytes when needs_save (to save them verbatim)
 };
 
 /// Decides which file holds the original: `manifest` itself when it does not

@@ -253,6 +253,9 @@ Result<Summary> run(const Options& opts) {
     if (!loaded) return loaded.error();
     ninja::Manifest& m = *loaded;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
+    // CMake's bytes, to keep as the original: the loaded text before any edit
+    // (views into the manifest, which keeps them while it lives).
+    const std::vector<std::string_view> original = m.pieces(0);
 
     Names names = unique_names(m);
     compile::ProbeCache probes(opts.dry_run ? std::string() : std::string(kProbeCache));
@@ -334,8 +337,7 @@ Result<Summary> run(const Options& opts) {
             return st.error();
     }
     if (in_place && src->needs_save) {
-        if (auto st = write_if_changed(original_path(opts.manifest),
-                                       std::vector<std::string_view>{src->text}, sum, opts.dry_run);
+        if (auto st = write_if_changed(original_path(opts.manifest), original, sum, opts.dry_run);
             !st)
             return st.error();
     }
