@@ -344,6 +344,11 @@ Result<Summary> run(const Options& opts) {
     const std::string target = in_place ? opts.manifest : opts.output;
     if (auto st = write_if_changed(target, m.pieces(0), sum, opts.dry_run); !st) return st.error();
     timer.done("write");
+    struct Retained {
+        ninja::Manifest manifest;
+        std::vector<Outcome> outcomes;
+    };
+    sum.retained = std::make_shared<Retained>(Retained{std::move(m), std::move(done)});
     return sum;
 }
 

@@ -6,6 +6,7 @@
 #include "util/error.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct Summary {
     size_t probes_run = 0;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
+    /// The loaded manifest and the planning results, handed over so that a caller
+    /// about to exit can skip freeing them (hundreds of thousands of blocks).
+    std::shared_ptr<void> retained;
 };
 
 /// Loads the manifest (from CMake's saved original when build.ninja was already
