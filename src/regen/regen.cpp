@@ -126,7 +126,9 @@ Status write_if_changed(const std::string& path, std::span<const std::string_vie
     if (util::file_holds(path, pieces)) return Ok{};
     sum.written.push_back(path);
     if (dry) return Ok{};
-    return util::write_file_atomic(path, pieces);
+    // No fsync: like CMake writing build.ninja. The rename keeps readers and an
+    // interrupted regen safe; a manifest lost to a power cut is made again by cmake.
+    return util::write_file_atomic(path, pieces, util::Sync::None);
 }
 
 Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_view what) {

@@ -142,7 +142,12 @@ Status write_file_atomic(const std::string& path, std::string_view content) {
     return write_file_atomic(path, std::span<const std::string_view>(&content, 1));
 }
 
-Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces) {
+Status write_file_atomic(const std::string& path, std::span<const std::string_view> pieces) {
+    return write_file_atomic(path, pieces, Sync::Disk);
+}
+
+Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces,
+                         Sync sync) {
     // Replace a symlink's target, not the link itself.
     std::error_code ec;
     std::string path = given;
@@ -157,7 +162,7 @@ Status write_file_atomic(const std::string& given, std::span<const std::string_v
     mode_t mode = 0666 & ~current_umask();
     if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
     ::fchmod(fd, mode);
-    if (!write_all(fd, pieces) || ::fsync(fd) != 0) {
+    if (!write_all(fd, pieces) || (sync == Sync::Disk && ::fsync(fd) != 0)) {
         Error e = errno_error("cannot write file", path);
         ::close(fd);
         ::unlink(tmp.c_str());

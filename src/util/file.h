@@ -22,6 +22,15 @@ Status write_file_atomic(const std::string& path, std::string_view content);
 /// a large text made of many parts is never copied into one string.
 Status write_file_atomic(const std::string& path, std::span<const std::string_view> pieces);
 
+/// Whether write_file_atomic() waits for the data to reach the disk (fsync)
+/// before the rename. Without it the replacement is still atomic for readers and
+/// against the writer being interrupted; only a power loss may lose it.
+enum class Sync { Disk, None };
+
+/// write_file_atomic() of `pieces`, choosing whether to fsync.
+Status write_file_atomic(const std::string& path, std::span<const std::string_view> pieces,
+                         Sync sync);
+
 /// True when `path` is a regular file holding exactly the concatenation of `pieces`.
 /// A size that differs answers without reading; otherwise the file is compared
 /// through a fixed buffer. Any error (missing, unreadable) answers false.
