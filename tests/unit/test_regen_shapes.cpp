@@ -2,6 +2,7 @@
 // that planning each edge on its own gives. The compiler is probed for real
 // (clang-15), once per flag set.
 #include "regen/regen.h"
+#include "regen_run.h"
 #include "util/file.h"
 
 #include <doctest/doctest.h>
@@ -98,25 +99,6 @@ rule HIPSRC
     return reused;
 }
 
-struct Run {
-    regen::Summary summary;
-    std::string text;
-};
-
-Run run_regen(const std::string& out, bool shapes, bool verify, int device_jobs) {
-    regen::Options o;
-    o.output = out;
-    o.shapes = shapes;
-    o.verify_shapes = verify;
-    o.device_jobs = device_jobs;
-    o.threads = 1;
-    auto r = regen::run(o);
-    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-    auto t = util::read_file(out);
-    REQUIRE(t.ok());
-    return {*r, *t};
-}
-
 } // namespace
 
 TEST_CASE("plans reused per edge shape give exactly the edges planned one by one") {
@@ -128,9 +110,9 @@ TEST_CASE("plans reused per edge shape give exactly the edges planned one by one
     REQUIRE(::chdir(dir) == 0);
     for (int device_jobs : {0, 2}) {
         CAPTURE(device_jobs);
-        Run each = run_regen("each.ninja", false, false, device_jobs);
-        Run shaped = run_regen("shaped.ninja", true, false, device_jobs);
-        Run verified = run_regen("verified.ninja", true, true, device_jobs);
+        auto each = test::run_regen("build.ninja", "each.ninja", false, false, device_jobs);
+        auto shaped = test::run_regen("build.ninja", "shaped.ninja", true, false, device_jobs);
+        auto verified = test::run_regen("build.ninja", "verified.ninja", true, true, device_jobs);
         CHECK(each.summary.reused == 0);
         CHECK(shaped.summary.reused == reusable);
         CHECK(verified.summary.reused == reusable);

@@ -7,6 +7,7 @@
 // so one probe cache, which keeps the file fast.
 #include "compile/analysis.h"
 #include "regen/regen.h"
+#include "regen_run.h"
 #include "split/plan.h"
 #include "util/file.h"
 #include "util/hash.h"
@@ -79,26 +80,8 @@ std::string fill(std::string text) {
     return replace_all(std::move(text), "{DIR}", work_dir());
 }
 
-struct Run {
-    regen::Summary summary;
-    std::string text;
-};
-
-Run run_regen(const std::string& manifest, const std::string& out, bool shapes, bool verify,
-              int device_jobs) {
-    regen::Options o;
-    o.manifest = manifest;
-    o.output = out;
-    o.shapes = shapes;
-    o.verify_shapes = verify;
-    o.device_jobs = device_jobs;
-    o.threads = 1;
-    auto r = regen::run(o);
-    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-    auto t = util::read_file(out);
-    REQUIRE(t.ok());
-    return {*r, *t};
-}
+using test::run_regen;
+using Run = test::RegenRun;
 
 /// The first line where `a` and `b` differ, from both (for failure messages).
 std::string first_difference(const std::string& a, const std::string& b) {
