@@ -10,6 +10,7 @@
 #include "regen/shapes.h"
 #include "split/plan.h"
 #include "util/file.h"
+#include "util/text_arena.h"
 
 #include <algorithm>
 #include <atomic>
@@ -147,7 +148,8 @@ struct Outcome {
         Hip,       ///< looks like a HIP compile: `d` says what became of it
     } kind = Kind::Skip;
     EdgeDecision d;
-    std::string text; ///< the rendered split edges, when d.split
+    std::string text;          ///< the rendered split edges, when d.split (planned alone)
+    std::string_view borrowed; ///< the same in a planning thread's arena (reused plans)
     std::vector<std::pair<std::string, std::string>> rules; ///< see Rendered::rules
     std::optional<Error> error; ///< the edge cannot be planned: regen fails
     bool reused = false;        ///< planned from its shape (shapes.h)
@@ -162,7 +164,14 @@ struct Context {
     bool verify; ///< check every reused plan against the full way
 };
 
-Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
+/// What one planning thread keeps between edges.
+struct Worker {
+    std::unique_ptr<ShapeCache> shapes; ///< null: every edge is planned on its own
+    util::TextArena* arena;             ///< where reused plans' text goes
+    std::string scratch;                ///< reused plans are rendered here first
+};
+
+Outcome plan_one(const Context& c, size_t edge, Worker& w) {
     Outcome o;
     ninja::EdgeRef e = c.m.edge(edge);
     if (e.is_phony()) return o;
@@ -192,9 +201,11 @@ Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
         o.error = edge_error(c.m, e, carry.error().message);
         return o;
     }
-    const bool reused =
-        shapes && in.rspfile.empty() && shapes->render(*command, *carry, o.text, o.rules, o.d);
+    w.scratch.clear();
+    const bool reused = w.shapes && in.rspfile.empty() &&
+                        w.shapes->render(*command, *carry, w.scratch, o.rules, o.d);
     o.reused = reused;
+    if (reused) o.borrowed = w.arena->add(w.scratch);
     if (reused && !c.verify) return o;
     Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
     if (!r.error.empty()) {
@@ -203,7 +214,7 @@ Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
         o.d = std::move(r.d);
         o.text = std::move(r.text);
         o.rules = std::move(r.rules);
-    } else if (r.text != o.text || r.rules != o.rules || r.d.code != o.d.code ||
+    } else if (r.text != o.borrowed || r.rules != o.rules || r.d.code != o.d.code ||
                r.d.text != o.d.text || r.d.archs != o.d.archs || r.d.object != o.d.object) {
         o.error = edge_error(c.m, e,
                              "internal error: the plan reused from an edge of the same shape "
@@ -215,30 +226,30 @@ Outcome plan_one(const Context& c, size_t edge, ShapeCache* shapes) {
 
 /// plan_one() for every edge, on `threads_wanted` threads (0: a core each, up to 8,
 /// one for small builds); planning only reads the manifest, ProbeCache locks
-/// itself, each thread has its own ShapeCache. Results do not depend on the threads.
-std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wanted) {
+/// itself, each thread has its own ShapeCache and text arena (`arenas` gets
+/// them: the outcomes borrow from them). Results do not depend on the threads.
+std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wanted,
+                              std::vector<util::TextArena>& arenas) {
     const size_t n = c.m.edge_count();
     std::vector<Outcome> out(n);
+    unsigned threads = threads_wanted > 0
+                           ? static_cast<unsigned>(threads_wanted)
+                           : std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+    if (threads_wanted <= 0 && n < 256) threads = 1;
+    arenas.resize(threads);
     std::atomic<size_t> next{0};
-    auto work = [&] {
-        std::unique_ptr<ShapeCache> shapes;
-        if (use_shapes) shapes = std::make_unique<ShapeCache>(c.probes, c.names, c.device_pool);
+    auto work = [&](unsigned t) {
+        Worker w{nullptr, &arenas[t], {}};
+        if (use_shapes) w.shapes = std::make_unique<ShapeCache>(c.probes, c.names, c.device_pool);
         constexpr size_t kChunk = 32;
         for (size_t from = next.fetch_add(kChunk); from < n; from = next.fetch_add(kChunk))
             for (size_t k = from; k < std::min(from + kChunk, n); ++k)
-                out[k] = plan_one(c, k, shapes.get());
+                out[k] = plan_one(c, k, w);
     };
-    const unsigned threads = threads_wanted > 0
-                                 ? static_cast<unsigned>(threads_wanted)
-                                 : std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
-    if (threads < 2 || (threads_wanted <= 0 && n < 256)) {
-        work();
-        return out;
-    }
     std::vector<std::thread> helpers;
     for (unsigned t = 1; t < threads; ++t)
-        helpers.emplace_back(work);
-    work();
+        helpers.emplace_back(work, t);
+    work(0);
     for (auto& h : helpers)
         h.join();
     return out;
@@ -272,7 +283,8 @@ Result<Summary> run(const Options& opts) {
     // run in parallel. The results are applied in manifest order, so the first
     // edge that fails is the one reported.
     const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
-    std::vector<Outcome> done = plan_all(context, opts.shapes, opts.threads);
+    std::vector<util::TextArena> arenas;
+    std::vector<Outcome> done = plan_all(context, opts.shapes, opts.threads, arenas);
     timer.done("plan");
     for (size_t i = 0; i < done.size(); ++i) {
         Outcome& o = done[i];
@@ -294,7 +306,10 @@ Result<Summary> run(const Options& opts) {
             for (auto& [name, text] : o.rules)
                 if (declared.insert(name).second)
                     shared_rules.push_back(ninja::RawStatement{std::move(text)});
-            m.replace_text(m.edge(i).statement(), std::move(o.text));
+            if (o.reused)
+                m.replace_borrowed(m.edge(i).statement(), o.borrowed);
+            else
+                m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++sum.objects_split;
             sum.device_edges += o.d.archs.size();
             sum.reused += o.reused;
@@ -349,8 +364,10 @@ Result<Summary> run(const Options& opts) {
     struct Retained {
         ninja::Manifest manifest;
         std::vector<Outcome> outcomes;
+        std::vector<util::TextArena> arenas;
     };
-    sum.retained = std::make_shared<Retained>(Retained{std::move(m), std::move(done)});
+    sum.retained =
+        std::make_shared<Retained>(Retained{std::move(m), std::move(done), std::move(arenas)});
     return sum;
 }
 
