@@ -60,13 +60,16 @@ struct EdgeDecision {
     std::vector<std::string> archs; ///< architectures, bundle order, when split
 };
 
+/// Rules shared between objects: name and text, to declare once at the top.
+using SharedRules = std::vector<std::pair<std::string, std::string>>;
+
 /// What the full way gives for one compile edge.
 struct Rendered {
     EdgeDecision d;
     std::string text; ///< the split edges, when d.split
     /// Rules the edges use that are shared between objects: name and text, to
     /// declare once at the top of the manifest.
-    std::vector<std::pair<std::string, std::string>> rules;
+    SharedRules rules;
     std::string error; ///< why the edge cannot be planned (e.g. a failed probe); regen fails
 };
 

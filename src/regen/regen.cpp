@@ -150,9 +150,9 @@ struct Outcome {
     EdgeDecision d;
     std::string text;          ///< the rendered split edges, when d.split (planned alone)
     std::string_view borrowed; ///< the same in a planning thread's arena (reused plans)
-    std::vector<std::pair<std::string, std::string>> rules; ///< see Rendered::rules
-    std::optional<Error> error; ///< the edge cannot be planned: regen fails
-    bool reused = false;        ///< planned from its shape (shapes.h)
+    std::shared_ptr<const SharedRules> rules; ///< see Rendered::rules; null for none
+    std::optional<Error> error;               ///< the edge cannot be planned: regen fails
+    bool reused = false;                      ///< planned from its shape (shapes.h)
 };
 
 /// What planning reads; shared by the planning threads.
@@ -213,9 +213,10 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
     } else if (!reused) {
         o.d = std::move(r.d);
         o.text = std::move(r.text);
-        o.rules = std::move(r.rules);
-    } else if (r.text != o.borrowed || r.rules != o.rules || r.d.code != o.d.code ||
-               r.d.text != o.d.text || r.d.archs != o.d.archs || r.d.object != o.d.object) {
+        if (!r.rules.empty()) o.rules = std::make_shared<const SharedRules>(std::move(r.rules));
+    } else if (r.text != o.borrowed || r.rules != (o.rules ? *o.rules : SharedRules{}) ||
+               r.d.code != o.d.code || r.d.text != o.d.text || r.d.archs != o.d.archs ||
+               r.d.object != o.d.object) {
         o.error = edge_error(c.m, e,
                              "internal error: the plan reused from an edge of the same shape "
                              "differs from this edge's own plan; run regen with "
@@ -303,9 +304,10 @@ Result<Summary> run(const Options& opts) {
             break;
         }
         if (o.d.split) {
-            for (auto& [name, text] : o.rules)
-                if (declared.insert(name).second)
-                    shared_rules.push_back(ninja::RawStatement{std::move(text)});
+            if (o.rules)
+                for (const auto& [name, text] : *o.rules)
+                    if (declared.insert(name).second)
+                        shared_rules.push_back(ninja::RawStatement{text});
             if (o.reused)
                 m.replace_borrowed(m.edge(i).statement(), o.borrowed);
             else

@@ -145,7 +145,7 @@ struct ShapeProgram {
     size_t argv0 = 0;               ///< command word position of the compiler
     std::string code, why;          ///< the decision
     std::vector<std::string> archs;
-    std::vector<std::pair<std::string, std::string>> rules; ///< Rendered::rules
+    std::shared_ptr<const SharedRules> rules; ///< Rendered::rules, null for none
 };
 
 struct ShapeCache::Word {
@@ -455,7 +455,7 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     prog->code = std::move(r.d.code);
     prog->why = std::move(r.d.text);
     prog->archs = std::move(r.d.archs);
-    prog->rules = std::move(r.rules);
+    if (!r.rules.empty()) prog->rules = std::make_shared<const SharedRules>(std::move(r.rules));
     prog->reusable = true;
     return prog;
 }
@@ -501,7 +501,7 @@ void ShapeCache::run(const ShapeProgram& p, std::string& out) const {
 }
 
 bool ShapeCache::render(std::string_view command, const Carry& carry, std::string& out,
-                        std::vector<std::pair<std::string, std::string>>& rules, EdgeDecision& d) {
+                        std::shared_ptr<const SharedRules>& rules, EdgeDecision& d) {
     ++edges_;
     if (!abstract(command, carry)) return false;
     auto it = shapes_.find(edge_->key);

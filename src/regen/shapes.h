@@ -50,7 +50,7 @@ public:
     /// take the full way (a shape that is not split, or parts this cache cannot
     /// abstract); `out` and `d` are then unchanged.
     bool render(std::string_view command, const Carry& carry, std::string& out,
-                std::vector<std::pair<std::string, std::string>>& rules, EdgeDecision& d);
+                std::shared_ptr<const SharedRules>& rules, EdgeDecision& d);
 
     size_t shapes() const { return shapes_.size(); }
 
