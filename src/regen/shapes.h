@@ -10,14 +10,18 @@
 // shape only run the program.
 //
 // Why that is exact: the program only copies an edge's own strings into the
-// places its sentinel was copied to. A shape is refused (its edges take the
-// full way) when the full way did anything else with a sentinel: derived text
-// from it (a sentinel fragment is left over), decided on it (the key keeps what
-// decisions read: a path's extension and whether it is absolute, every other
-// word verbatim), or when values could interact with architecture names
-// (device_template() in edges.cpp rewrites those). Values that need quoting or
-// ninja escaping are never abstracted. `Options::verify_shapes` checks the
-// claim edge by edge against the full way.
+// places its sentinel was copied to. A sentinel keeps what decisions may read of
+// a path (absolute or not, in a folder or not, its extension; the key holds the
+// same), every other word is in the key verbatim, and a shape is refused (its
+// edges take the full way) when the full way did anything else with a sentinel:
+// derived text from part of it (a fragment with a mark is left over; folder and
+// base name each carry a mark), took the output from elsewhere than the object's
+// own slot, keyed the driver probe on it (a -B folder, an environment value),
+// or when values could meet architecture names (device_template() in edges.cpp
+// rewrites those). Values that need quoting or ninja escaping, or that start
+// with '-' or '@', are never abstracted. `Options::verify_shapes`
+// (PHC_REGEN_VERIFY=1) checks the claim edge by edge against the full way;
+// tests/unit/test_regen_shapes*.cpp try to break it.
 #pragma once
 
 #include "compile/probe.h"
