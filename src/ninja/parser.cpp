@@ -584,10 +584,13 @@ Result<SourceText> read_disk_file(const std::string& path) {
     auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     if (S_ISREG(st.st_mode) && size > 0 && size % page != 0) {
         void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (p != MAP_FAILED) {
+        // The byte after the text must be the kernel's zero fill: a file that grew
+        // since fstat() is read instead.
+        if (p != MAP_FAILED && static_cast<const char*>(p)[size] == '\0') {
             ::close(fd);
             return SourceText(static_cast<const char*>(p), size, (size / page + 1) * page);
         }
+        if (p != MAP_FAILED) ::munmap(p, size);
     }
     auto text = read_fd(fd, size);
     ::close(fd);

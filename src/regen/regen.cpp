@@ -122,14 +122,16 @@ Status redirect_includes(ninja::Manifest& m, const std::set<uint32_t>& rewrite) 
 }
 
 /// Writes the concatenation of `pieces` to `path` unless it already holds exactly that.
+/// Rewritten manifests go without fsync, as CMake writes build.ninja: the rename
+/// keeps readers and an interrupted regen safe, and a manifest lost to a power
+/// cut is made again by cmake. CMake's saved original is synced (`sync`): it is
+/// written once per CMake run and nothing could make it again.
 Status write_if_changed(const std::string& path, std::span<const std::string_view> pieces,
-                        Summary& sum, bool dry) {
+                        Summary& sum, bool dry, util::Sync sync = util::Sync::None) {
     if (util::file_holds(path, pieces)) return Ok{};
     sum.written.push_back(path);
     if (dry) return Ok{};
-    // No fsync: like CMake writing build.ninja. The rename keeps readers and an
-    // interrupted regen safe; a manifest lost to a power cut is made again by cmake.
-    return util::write_file_atomic(path, pieces, util::Sync::None);
+    return util::write_file_atomic(path, pieces, sync);
 }
 
 Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_view what) {
@@ -356,7 +358,8 @@ Result<Summary> run(const Options& opts) {
             return st.error();
     }
     if (in_place && src->needs_save) {
-        if (auto st = write_if_changed(original_path(opts.manifest), original, sum, opts.dry_run);
+        if (auto st = write_if_changed(original_path(opts.manifest), original, sum, opts.dry_run,
+                                       util::Sync::Disk);
             !st)
             return st.error();
     }

@@ -91,6 +91,7 @@ bool write_all(int fd, std::span<const std::string_view> pieces) {
         if (count == 0) return true;
         ssize_t n = ::writev(fd, batch.data(), count);
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0) errno = EIO; // nothing written and no reason given
         if (n <= 0) return false;
         at.advance(static_cast<size_t>(n));
     }
