@@ -289,6 +289,8 @@ Result<Summary> run(const Options& opts) {
     std::vector<util::TextArena> arenas;
     std::vector<Outcome> done = plan_all(context, opts.shapes, opts.threads, arenas);
     timer.done("plan");
+    sum.decisions.reserve(static_cast<size_t>(std::count_if(
+        done.begin(), done.end(), [](const Outcome& o) { return o.kind == Outcome::Kind::Hip; })));
     for (size_t i = 0; i < done.size(); ++i) {
         Outcome& o = done[i];
         if (o.error) return *o.error;

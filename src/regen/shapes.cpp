@@ -93,7 +93,10 @@ size_t slot_at(std::string_view word, std::string_view v, size_t sep) {
 
 /// slot_at() finding the separator itself.
 size_t slot_at(std::string_view word, std::string_view v) {
-    return slot_at(word, v, word.find_last_of("=,"));
+    size_t sep = word.size();
+    while (sep > 0 && word[sep - 1] != '=' && word[sep - 1] != ',')
+        --sep;
+    return slot_at(word, v, sep == 0 ? std::string_view::npos : sep - 1);
 }
 
 /// An opaque -D or -I word: its value is copied through by the planner and
