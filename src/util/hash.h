@@ -19,8 +19,6 @@ public:
     Hasher& add(std::string_view part);
     /// Adds each of `parts`, as add() would one by one.
     Hasher& add_all(const std::vector<std::string_view>& parts);
-    /// Makes room for `parts` more parts of `bytes` bytes in all (an optimisation only).
-    void reserve(size_t parts, size_t bytes) { bytes_.reserve(bytes_.size() + 8 * parts + bytes); }
     /// The 128-bit digest as 32 lowercase hex digits.
     std::string hex128() const;
     /// The low 64 bits as 16 lowercase hex digits.
