@@ -196,7 +196,7 @@ constexpr std::array<bool, 256> kSafe = [] {
     std::array<bool, 256> t{};
     for (int c = 0; c < 256; ++c)
         t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    for (unsigned char c : std::string_view("_-./+,:@%="))
+    for (unsigned char c : kBarePunctuation)
         t[c] = true;
     return t;
 }();

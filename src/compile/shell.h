@@ -31,8 +31,13 @@ ShellSplit split_shell(std::string_view command);
 /// otherwise the reason.
 std::string split_words(std::string_view command, std::vector<std::string>& words);
 
-/// Quotes one word minimally: unchanged when it is made only of safe characters,
-/// otherwise in single quotes ('' for the empty word).
+/// Besides ASCII letters and digits, the characters a word may hold and need no
+/// quotes (quote_word leaves such words bare; /bin/sh splits them nowhere).
+inline constexpr std::string_view kBarePunctuation = "_-./+,:@%=";
+
+/// Quotes one word minimally: unchanged when it is made only of safe characters
+/// (letters, digits, kBarePunctuation), otherwise in single quotes ('' for the
+/// empty word).
 std::string quote_word(std::string_view word);
 
 /// Joins argv into a command string that /bin/sh splits back into exactly argv.

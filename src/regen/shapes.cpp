@@ -1,6 +1,7 @@
 #include "regen/shapes.h"
 
 #include "compile/probe.h"
+#include "compile/shell.h"
 #include "ninja/writer.h"
 #include "split/plan.h"
 #include "util/hash.h"
@@ -19,18 +20,20 @@ constexpr std::string_view kMark = "PHCSNTL";
 /// Architecture names hold this; abstracted values never do (see shapes.h).
 constexpr std::string_view kArchMark = "gfx";
 
-constexpr std::array<bool, 256> char_set(std::string_view extra) {
+/// Letters, digits and `extra`, less `without`.
+constexpr std::array<bool, 256> char_set(std::string_view extra, char without = '\0') {
     std::array<bool, 256> t{};
     for (int c = 0; c < 256; ++c)
         t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     for (char c : extra)
         t[static_cast<unsigned char>(c)] = true;
+    t[static_cast<unsigned char>(without)] = false;
     return t;
 }
 
 /// Characters of a command word that the shell takes literally (compile::quote_word
 /// leaves such words bare): a command of these and spaces splits at its spaces.
-constexpr std::array<bool, 256> kWordChars = char_set("_-./+,:@%=");
+constexpr std::array<bool, 256> kWordChars = char_set(compile::kBarePunctuation);
 enum class CharClass : uint8_t { Other, Word, Separator, Space, Colon, G };
 
 /// kWordChars, with '=' and ',' (where a path may start inside a word) and ' ' told apart.
@@ -47,7 +50,7 @@ constexpr std::array<CharClass, 256> kCommandClass = [] {
 
 /// Characters of an abstracted value: bare for the shell, unescaped for ninja in
 /// both paths and values.
-constexpr std::array<bool, 256> kValueChars = char_set("_-./+,@%=");
+constexpr std::array<bool, 256> kValueChars = char_set(compile::kBarePunctuation, ':');
 /// Characters of an architecture name (no separator the abstraction uses).
 constexpr std::array<bool, 256> kArchChars = char_set("_-:+");
 
