@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <tuple>
 
 namespace phc::regen {
 
@@ -94,12 +95,11 @@ size_t slot_at(std::string_view word, std::string_view v, size_t sep) {
     return std::string_view::npos;
 }
 
-/// slot_at() finding the separator itself.
-size_t slot_at(std::string_view word, std::string_view v) {
-    size_t sep = word.size();
-    while (sep > 0 && word[sep - 1] != '=' && word[sep - 1] != ',')
-        --sep;
-    return slot_at(word, v, sep == 0 ? std::string_view::npos : sep - 1);
+/// Where `text`'s last '=' or ',' is (npos for none), as slot_at() wants it.
+size_t last_separator(std::string_view text) {
+    for (size_t at = text.size(); at > 0; --at)
+        if (text[at - 1] == '=' || text[at - 1] == ',') return at - 1;
+    return std::string_view::npos;
 }
 
 /// An opaque -D or -I word: its value is copied through by the planner and
@@ -168,6 +168,32 @@ struct ShapeCache::Edge {
     size_t depfile_at = 0;
     const Carry* carry = nullptr;
     std::string key;
+
+    /// The object's slot in `text`, else the source's (slot_at(); `sep` as there).
+    std::pair<Slot, size_t> path_slot(std::string_view text, size_t sep) const {
+        if (size_t at = slot_at(text, object, sep); at != std::string_view::npos)
+            return {Slot::Object, at};
+        if (size_t at = slot_at(text, source, sep); at != std::string_view::npos)
+            return {Slot::Source, at};
+        return {Slot::None, 0};
+    }
+
+    /// How long the value of a path slot is.
+    size_t path_length(Slot slot) const {
+        return slot == Slot::Object ? object.size() : source.size();
+    }
+
+    /// Appends `text` to the key, its slot (`len` bytes at `at`) abstracted.
+    void add_to_key(std::string_view text, Slot slot, size_t at, size_t len) {
+        if (slot == Slot::None) {
+            key += text;
+            return;
+        }
+        key += text.substr(0, at);
+        key += '\1';
+        key += static_cast<char>('0' + static_cast<int>(slot));
+        key += text.substr(at + len);
+    }
 };
 
 ShapeCache::ShapeCache(compile::ProbeCache& probes, const Names& names, bool device_pool)
@@ -177,33 +203,17 @@ ShapeCache::~ShapeCache() = default;
 
 void ShapeCache::add_word(std::string_view w, size_t sep, bool plain) {
     Edge& e = *edge_;
-    Slot slot = Slot::None;
-    size_t at = 0, len = 0;
-    if ((at = slot_at(w, e.object, sep)) != std::string_view::npos) {
-        slot = Slot::Object;
-        len = e.object.size();
-    } else if ((at = slot_at(w, e.source, sep)) != std::string_view::npos) {
-        slot = Slot::Source;
-        len = e.source.size();
-    } else if (opaque_value_word(w, plain)) {
+    auto [slot, at] = e.path_slot(w, sep);
+    size_t len = slot == Slot::None ? 0 : e.path_length(slot);
+    if (slot == Slot::None && opaque_value_word(w, plain)) {
         slot = Slot::Value;
         at = 2;
         len = w.size() - 2;
         e.values.push_back(w.substr(2));
-    } else {
-        at = 0;
     }
     e.words.push_back({w, slot, static_cast<uint32_t>(at)});
-    std::string& key = e.key;
-    if (slot == Slot::None) {
-        key += w;
-    } else {
-        key.append(w.data(), at);
-        key += '\1';
-        key += static_cast<char>('0' + static_cast<int>(slot));
-        key += w.substr(at + len);
-    }
-    key += '\0';
+    e.add_to_key(w, slot, at, len);
+    e.key += '\0';
 }
 
 bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
@@ -267,25 +277,10 @@ bool ShapeCache::abstract(std::string_view command, const Carry& carry) {
     if (command.size() > from) add_word(command.substr(from), sep, plain);
     if (e.words.empty()) return false;
     key += '\2';
-    e.depfile_slot = Slot::None;
-    e.depfile_at = 0;
-    std::string_view dep = carry.depfile;
-    if (size_t at = slot_at(dep, e.object); at != std::string_view::npos) {
-        e.depfile_slot = Slot::Object;
-        e.depfile_at = at;
-    } else if ((at = slot_at(dep, e.source)) != std::string_view::npos) {
-        e.depfile_slot = Slot::Source;
-        e.depfile_at = at;
-    }
-    if (e.depfile_slot == Slot::None) {
-        key += dep;
-    } else {
-        size_t len = e.depfile_slot == Slot::Object ? e.object.size() : e.source.size();
-        key += dep.substr(0, e.depfile_at);
-        key += '\1';
-        key += static_cast<char>('0' + static_cast<int>(e.depfile_slot));
-        key += dep.substr(e.depfile_at + len);
-    }
+    const size_t dep_sep = last_separator(carry.depfile);
+    std::tie(e.depfile_slot, e.depfile_at) = e.path_slot(carry.depfile, dep_sep);
+    e.add_to_key(carry.depfile, e.depfile_slot, e.depfile_at,
+                 e.depfile_slot == Slot::None ? 0 : e.path_length(e.depfile_slot));
     for (const std::string* s : {&carry.deps, &carry.restat, &carry.pool}) {
         key += '\0';
         key += *s;
@@ -339,22 +334,18 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     // The edge with every abstracted part replaced by its sentinel.
     std::vector<std::string> words;
     size_t value = 0;
+    auto path_sentinel = [&](Slot slot) -> const std::string& {
+        return slot == Slot::Object ? object : source;
+    };
     for (const Word& word : e.words) {
         std::string_view w = word.text;
-        switch (word.slot) {
-        case Slot::None:
+        if (word.slot == Slot::None)
             words.emplace_back(w);
-            break;
-        case Slot::Object:
-            words.push_back(with_slot(w, word.at, e.object.size(), object));
-            break;
-        case Slot::Source:
-            words.push_back(with_slot(w, word.at, e.source.size(), source));
-            break;
-        case Slot::Value:
+        else if (word.slot == Slot::Value)
             words.push_back(with_slot(w, 2, w.size() - 2, value_sentinel('v', value++)));
-            break;
-        }
+        else
+            words.push_back(
+                with_slot(w, word.at, e.path_length(word.slot), path_sentinel(word.slot)));
     }
     std::string command;
     for (const std::string& w : words)
@@ -362,10 +353,9 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     Carry carry = *e.carry;
     carry.outputs = {object};
     carry.inputs = {source};
-    if (e.depfile_slot == Slot::Object)
-        carry.depfile = with_slot(carry.depfile, e.depfile_at, e.object.size(), object);
-    else if (e.depfile_slot == Slot::Source)
-        carry.depfile = with_slot(carry.depfile, e.depfile_at, e.source.size(), source);
+    if (e.depfile_slot != Slot::None)
+        carry.depfile = with_slot(carry.depfile, e.depfile_at, e.path_length(e.depfile_slot),
+                                  path_sentinel(e.depfile_slot));
     std::vector<std::pair<std::string, Op>> tokens = {{object, {Op::Object}},
                                                       {source, {Op::Source}}};
     for (size_t k = 0; k < value; ++k)
@@ -420,8 +410,8 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     }
     tokens.push_back({util::Hasher().add(object).hex64(), {Op::ObjectHash}});
     // The hashes are found in the text by value: the edge itself must not hold them.
-    for (size_t k = tokens.size() - (prog->hash_cuid ? 2 : 1); k < tokens.size(); ++k) {
-        const std::string& hash = tokens[k].first;
+    for (const auto& [hash, op] : tokens) {
+        if (op.kind != Op::Cuid && op.kind != Op::ObjectHash) continue;
         if (contains(command, hash)) return prog;
         for (const std::string* c : {&carry.depfile, &carry.deps, &carry.restat, &carry.pool})
             if (contains(*c, hash)) return prog;
