@@ -3,19 +3,11 @@
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
+#include "split/graph.h"
 
 namespace phc::gen {
 
 namespace {
-
-/// Every path of `paths` resolved against `dir` and spelled from `ninja_dir`.
-std::vector<std::string> spelled(const std::vector<std::string>& paths, const std::string& dir,
-                                 const std::string& ninja_dir) {
-    std::vector<std::string> out;
-    for (const auto& p : paths)
-        out.push_back(spell_from(ninja_dir, absolute_in(dir, p)));
-    return out;
-}
 
 const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
     switch (kind) {
@@ -34,32 +26,38 @@ const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
 std::vector<ninja::BuildStatement>
 split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRules& rules) {
     const std::string dir = plan.analysis.work_dir();
+    auto spell = [&](const split::Step&, const std::string& p) {
+        return spell_from(ninja_dir, absolute_in(dir, p));
+    };
     std::vector<ninja::BuildStatement> out;
-    for (split::Step step : plan.steps) {
+    for (const split::GraphEdge& e : split::plan_edges(plan, spell)) {
+        split::Step step = *e.step;
         step.cwd = dir;
-        if (step.kind == split::StepKind::Host && step.depfile.empty()) {
+        ninja::BuildStatement b;
+        b.outputs = e.outputs;
+        b.inputs = e.inputs;
+        b.implicit = e.implicit;
+        b.rule = rule_for(step.kind, rules);
+        std::string depfile = e.depfile;
+        const bool host = step.kind == split::StepKind::Host;
+        if (host && depfile.empty()) {
             step.depfile = absolute_in(dir, step.outputs.at(0)) + ".d";
             step.argv = with_depfile(std::move(step.argv), step.depfile);
+            depfile = spell_from(ninja_dir, step.depfile);
         }
-        ninja::BuildStatement b;
-        b.outputs = spelled(step.outputs, dir, ninja_dir);
-        b.rule = rule_for(step.kind, rules);
         std::string command = step.shell();
-        if (step.kind == split::StepKind::Host && plan.analysis.writes_depfile) {
+        if (host && plan.analysis.writes_depfile) {
             // The original build's depfile: read in place when it names ninja's
             // spelling, else copied, so that deps = gcc does not delete make's.
             if (depfile_names(step.argv, find_output_arg(step.argv), b.outputs.at(0))) {
                 b.rule = rules.keep;
             } else {
                 command += copy_for_ninja(step.depfile);
-                step.depfile = ninja_copy(step.depfile);
+                depfile = spell(step, ninja_copy(step.depfile));
             }
         }
-        b.inputs = spelled(step.inputs, dir, ninja_dir);
         b.bindings = {{"command", command, true}};
-        if (!step.depfile.empty())
-            b.bindings.push_back(
-                {"depfile", spell_from(ninja_dir, absolute_in(dir, step.depfile)), true});
+        if (!depfile.empty()) b.bindings.push_back({"depfile", depfile, true});
         b.bindings.push_back({"description", step.description, true});
         out.push_back(std::move(b));
     }

@@ -3,6 +3,7 @@
 #include "compile/analysis.h"
 #include "compile/shell.h"
 #include "ninja/writer.h"
+#include "split/graph.h"
 #include "util/hash.h"
 
 #include <algorithm>
@@ -237,40 +238,45 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     const bool uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
                            depfile.find("$PHC_SAFE") != std::string::npos;
 
-    std::vector<std::string> device_objects;
-    for (const split::Step& s : plan.steps) {
+    for (const split::GraphEdge& e : split::plan_edges(plan, in_build_dir)) {
+        const split::Step& s = *e.step;
         ninja::BuildStatement b;
-        const bool templated = s.kind == split::StepKind::Device && !device_rule.empty();
+        b.outputs = e.outputs;
+        b.inputs = e.inputs;
+        b.implicit = e.implicit;
+        if (e.external) {
+            // The original edge's inputs stand for the source: its implicit and
+            // order-only dependencies (generated headers) hold for every step
+            // that compiles it.
+            b.inputs = carry.inputs;
+            b.implicit = carry.implicit;
+            b.implicit.insert(b.implicit.end(), e.implicit.begin(), e.implicit.end());
+            b.order_only = carry.order_only;
+        }
+        if (e.final) {
+            b.outputs = carry.outputs;
+            b.implicit_outputs = carry.implicit_outputs;
+            b.validations = carry.validations;
+        }
         switch (s.kind) {
-        case split::StepKind::Device:
+        case split::StepKind::Device: {
+            const bool templated = !device_rule.empty();
             b.rule = templated ? device_rule : names.device;
             if (!templated) {
                 b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
                 b.bindings.push_back(literal("PHC_OBJECT", object));
             }
-            for (const auto& o : s.outputs)
-                b.outputs.push_back(in_build_dir(s, o));
-            device_objects.insert(device_objects.end(), b.outputs.begin(), b.outputs.end());
-            b.inputs = carry.inputs;
-            b.implicit = carry.implicit;
-            b.order_only = carry.order_only;
             b.bindings.push_back(literal("PHC_ARCH", s.arch));
-            if (templated) {
-                if (uses_safe) b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
-                if (!device_pool && !carry.pool.empty())
-                    b.bindings.push_back(var("pool", carry.pool));
-                break;
-            }
-            b.bindings.push_back(literal("PHC_DEPFILE", in_build_dir(s, s.depfile)));
-            if (device_pool)
+            if (templated && uses_safe)
+                b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
+            if (!templated) b.bindings.push_back(literal("PHC_DEPFILE", e.depfile));
+            if (device_pool && !templated)
                 b.bindings.push_back(var("pool", names.pool));
-            else if (!carry.pool.empty())
+            else if (!device_pool && !carry.pool.empty())
                 b.bindings.push_back(var("pool", carry.pool));
             break;
+        }
         case split::StepKind::Bundle: {
-            for (const auto& o : s.outputs)
-                b.outputs.push_back(in_build_dir(s, o));
-            b.inputs = device_objects;
             // Bundle commands differ only in the object: one rule serves them all.
             std::string tmpl = shared ? bundle_template(s, plan, object) : "";
             if (!tmpl.empty()) {
@@ -289,16 +295,11 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             b.bindings.push_back(host_shares ? var("PHC_COMMAND", host_command)
                                              : literal("PHC_COMMAND", s.shell()));
             b.bindings.push_back(literal("PHC_OBJECT", object));
-            b.outputs = carry.outputs;
-            b.implicit_outputs = carry.implicit_outputs;
-            b.inputs = carry.inputs;
-            b.implicit = carry.implicit;
-            b.implicit.push_back(compile::join_path(plan.analysis.command.cwd, plan.bundle));
-            b.order_only = carry.order_only;
-            b.validations = carry.validations;
+            // The host compile writes the original depfile.
             if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
             if (!carry.deps.empty()) b.bindings.push_back(literal("PHC_DEPS", carry.deps));
-            if (!carry.restat.empty()) b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
+            if (e.final && !carry.restat.empty())
+                b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
             if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
             break;
         }

@@ -48,11 +48,14 @@ split::Plan plan_for(std::vector<split::Step> devices, const std::string& obj) {
     b.kind = split::StepKind::Bundle;
     b.argv = {"clang-offload-bundler", "-output=" + p.bundle};
     b.outputs = {p.bundle};
+    for (const split::Step& d : p.steps)
+        b.inputs.push_back(d.outputs[0]);
     p.steps.push_back(b);
     split::Step h;
     h.kind = split::StepKind::Host;
     h.argv = {"clang++-15", "--offload-host-only", "-c", "k.hip", "-o", obj};
     h.outputs = {obj};
+    h.inputs = {"k.hip", p.bundle};
     p.steps.push_back(h);
     return p;
 }

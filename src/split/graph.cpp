@@ -1,0 +1,46 @@
+#include "split/graph.h"
+
+#include "compile/analysis.h"
+
+#include <algorithm>
+#include <set>
+
+namespace phc::split {
+
+std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell) {
+    // Every file some step writes, as the build directory names it.
+    std::set<std::string> written;
+    for (const Step& s : plan.steps)
+        for (const auto& o : s.outputs)
+            written.insert(compile::join_path(s.cwd, o));
+    const std::string object = compile::join_path(plan.analysis.command.cwd, plan.analysis.output);
+
+    std::vector<GraphEdge> out;
+    out.reserve(plan.steps.size());
+    for (const Step& s : plan.steps) {
+        GraphEdge e;
+        e.step = &s;
+        for (const auto& o : s.outputs) {
+            e.outputs.push_back(spell(s, o));
+            if (compile::join_path(s.cwd, o) == object) e.final = true;
+        }
+        std::vector<std::string> internal;
+        for (const auto& i : s.inputs) {
+            if (written.count(compile::join_path(s.cwd, i))) {
+                internal.push_back(spell(s, i));
+            } else {
+                e.inputs.push_back(spell(s, i));
+                e.external = true;
+            }
+        }
+        if (e.external)
+            e.implicit = std::move(internal);
+        else
+            e.inputs = std::move(internal);
+        if (!s.depfile.empty()) e.depfile = spell(s, s.depfile);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+} // namespace phc::split

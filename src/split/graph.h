@@ -1,0 +1,39 @@
+// A plan as a graph of build edges: the one place that decides how a plan's
+// steps connect. regen and gen both start from it and add only their policy
+// (rule names, how commands are spelled, what the original edge passes on).
+#pragma once
+
+#include "split/plan.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace phc::split {
+
+/// One edge of a plan: a step and its files as the front end spells them.
+struct GraphEdge {
+    const Step* step = nullptr;
+    /// The edge writes the plan's object (the original compile's output): it
+    /// takes over the original edge's outputs, depfile and validations.
+    bool final = false;
+    /// The step reads files no other step writes (the source): it takes over
+    /// the original edge's inputs and order-only dependencies.
+    bool external = false;
+    std::vector<std::string> outputs;  ///< the step's outputs
+    std::vector<std::string> inputs;   ///< explicit inputs
+    std::vector<std::string> implicit; ///< implicit inputs (other steps' outputs it reads)
+    std::string depfile;               ///< the step's depfile, or ""
+};
+
+/// How a front end spells a path of a step (relative to the step's cwd) in its
+/// ninja file.
+using SpellPath = std::function<std::string(const Step&, const std::string&)>;
+
+/// The edges of a split plan, in step order. A step's inputs that other steps
+/// write become dependencies on those edges: explicit inputs when the step
+/// reads nothing else (a bundle), implicit ones beside its external inputs (a
+/// host compile reading the source and the bundle).
+std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell);
+
+} // namespace phc::split
