@@ -294,7 +294,6 @@ Decision decide(const Facts& f, const Analysis& a) {
     if (f.side_output) return leave(R::SideOutput, "-MJ or -o - cannot be split");
     if (f.mode == Facts::Mode::Device) return leave(R::DeviceOnly, "already a device-only compile");
     if (f.mode == Facts::Mode::Host) return leave(R::HostOnly, "already a host-only compile");
-    if (f.rdc) return leave(R::Rdc, "-fgpu-rdc bundles the host object too");
     if (f.new_driver || f.via_llvm)
         return leave(R::NewDriver, "the new offload driver is selected");
     if (f.native) return leave(R::NativeArch, "--offload-arch=native depends on the GPU present");
@@ -394,8 +393,8 @@ void apply_probe(Analysis& a, const ProbeResult& p) {
         a.decision = leave(Reason::NewDriver, "the driver uses the new offload driver by default");
     } else if (p.driver == DriverKind::None) {
         a.decision = leave(Reason::NotHip, "the driver plans no HIP device compiles");
-    } else if (p.rdc) {
-        a.decision = leave(Reason::Rdc, "the driver bundles the host object (RDC mode)");
+    } else if (p.rdc && !p.has_host_input()) {
+        a.decision = leave(Reason::Rdc, "the driver's RDC bundle has no host object input");
     } else if (p.archs.size() != a.archs.size() || arch_set(p.archs) != arch_set(a.archs)) {
         a.decision = leave(Reason::ArchMismatch, "the driver bundles " + join_archs(p.archs) +
                                                      ", the command names " + join_archs(a.archs));

@@ -17,8 +17,15 @@
 
 namespace phc::compile {
 
+bool ProbeResult::has_host_input() const {
+    return std::any_of(bundler_args.begin(), bundler_args.end(), [](const std::string& a) {
+        return a.find(kHostToken) != std::string::npos;
+    });
+}
+
 std::vector<std::string> ProbeResult::bundler_argv(const std::vector<std::string>& inputs,
-                                                   const std::string& output) const {
+                                                   const std::string& output,
+                                                   const std::string& host) const {
     std::vector<std::string> out{bundler};
     for (const std::string& a : bundler_args) {
         std::string s = a;
@@ -27,6 +34,8 @@ std::vector<std::string> ProbeResult::bundler_argv(const std::vector<std::string
             s = s.substr(0, at) + (k < inputs.size() ? inputs[k] : std::string());
         } else if (size_t o = s.find(kOutputToken); o != std::string::npos) {
             s = s.substr(0, o) + output + s.substr(o + kOutputToken.size());
+        } else if (size_t h = s.find(kHostToken); h != std::string::npos) {
+            s = s.substr(0, h) + host + s.substr(h + kHostToken.size());
         }
         out.push_back(std::move(s));
     }
@@ -112,7 +121,10 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
                 return make_error("error: the bundler job has more inputs than targets");
             const std::string& t = targets[input_no++];
             if (has_prefix(t, "host-")) {
-                if (a != "-input=/dev/null") r.rdc = true;
+                if (a != "-input=/dev/null") {
+                    r.rdc = true;
+                    a = "-input=" + std::string(ProbeResult::kHostToken);
+                }
             } else {
                 a = "-input=" + std::string(ProbeResult::kInputToken) +
                     std::to_string(r.archs.size()) + "@";
@@ -339,7 +351,7 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
     if (!jobs) return jobs.error();
     auto r = parse_jobs(*jobs);
     if (!r) return make_error(r.error().message + " (probe `" + join_command(req.argv) + " -###`)");
-    if (r->driver == DriverKind::Old && !r->rdc) {
+    if (r->driver == DriverKind::Old) {
         auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"});
         if (!host) return host.error();
         r->host_takes_cuid = host_job_has(*host, "-cuid=phcprobecuid");

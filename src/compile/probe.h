@@ -40,10 +40,18 @@ struct ProbeResult {
     static constexpr std::string_view kInputToken = "@PHC_INPUT_";
     /// Placeholder in bundler_args for the bundle file.
     static constexpr std::string_view kOutputToken = "@PHC_OUTPUT@";
+    /// Placeholder in bundler_args for the host object (RDC only: the host
+    /// object goes into the bundle, which is the object the compile writes).
+    static constexpr std::string_view kHostToken = "@PHC_HOST@";
 
-    /// The bundler argv for the given per-architecture objects and bundle path.
+    /// True when bundler_args take the host object (kHostToken).
+    bool has_host_input() const;
+
+    /// The bundler argv for the given per-architecture objects, bundle path and,
+    /// in RDC mode, host object.
     std::vector<std::string> bundler_argv(const std::vector<std::string>& inputs,
-                                          const std::string& output) const;
+                                          const std::string& output,
+                                          const std::string& host = {}) const;
 };
 
 /// Parses the job lines that `clang -###` prints. An Error when they make no sense.

@@ -11,7 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kFormat = 1;
+/// 2: RDC entries name the host object by kHostToken.
+constexpr int kFormat = 2;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";

@@ -89,7 +89,8 @@ std::string step_command(const split::Step& s) {
 
 /// The bundle step's command as a ninja value in which the object's folder of
 /// per-architecture files, in the -input= and -output= arguments, is spelled
-/// "${PHC_OBJECT}.phc", so that one rule serves every object; "" when the
+/// "${PHC_OBJECT}.phc" (and an RDC bundle's output, the object, "${PHC_OBJECT}"),
+/// so that one rule serves every object; "" when the
 /// folder is not "<object>.phc" as the build directory names it, or the object
 /// needs quoting. Only those arguments are rewritten, so the template depends
 /// on nothing else the object's name happens to match.
@@ -102,6 +103,10 @@ std::string bundle_template(const split::Step& s, const split::Plan& plan,
     split::Step t = s;
     const std::string folder = plan.private_dir + "/";
     for (std::string& word : t.argv) {
+        if (word == "-output=" + object) { // RDC: the bundle is the object
+            word = "-output=" + std::string(kHole);
+            continue;
+        }
         for (std::string_view flag : {"-input=", "-output="}) {
             if (word.size() > flag.size() + folder.size() && word.starts_with(flag) &&
                 word.compare(flag.size(), folder.size(), folder) == 0) {

@@ -52,9 +52,10 @@ bool is_bundling_option(const ParsedArg& p) {
 struct Edit {
     std::string arch; ///< device: the one architecture; host: ""
     bool keep_archs = false;
-    std::string output;  ///< device: replacement for -o
-    std::string depfile; ///< device: replacement for -MF
+    std::string output;  ///< replacement for -o (and, for device steps, -MT/-MQ)
+    std::string depfile; ///< replacement for -MF
     std::vector<std::string> append;
+    bool keep_targets = false; ///< -MT/-MQ stay as written (the step writes the original depfile)
 };
 
 std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
@@ -86,7 +87,7 @@ std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
             out.insert(out.end(), {"-o", e.output});
         } else if (!e.output.empty() && p->is("-MF")) {
             out.insert(out.end(), {"-MF", e.depfile});
-        } else if (!e.output.empty() && (p->is("-MT") || p->is("-MQ"))) {
+        } else if (!e.output.empty() && !e.keep_targets && (p->is("-MT") || p->is("-MQ"))) {
             out.insert(out.end(), {std::string(p->option->name), e.output});
         } else {
             for (size_t k = 0; k < n; ++k)
@@ -128,13 +129,14 @@ Step device_step(const compile::Analysis& a, const Plan& plan, const std::string
 }
 
 Step bundle_step(const compile::Analysis& a, const Plan& plan, const compile::ProbeResult& probe,
-                 const std::vector<std::string>& objects) {
+                 const std::vector<std::string>& objects, const std::string& host = {}) {
     Step s;
     s.kind = StepKind::Bundle;
     s.cwd = a.command.cwd;
     s.env = a.command.env;
-    s.argv = probe.bundler_argv(objects, plan.bundle);
+    s.argv = probe.bundler_argv(objects, plan.bundle, host);
     s.inputs = objects;
+    if (!host.empty()) s.inputs.push_back(host);
     s.outputs = {plan.bundle};
     s.description = "HIP bundle " + a.output;
     return s;
@@ -177,6 +179,41 @@ Step host_step(const compile::Analysis& a, const Plan& plan, const compile::Prob
     return s;
 }
 
+/// The host compile of an RDC object: it writes the host object that the bundle
+/// step combines with the device bitcode into the compile's output, and the
+/// original depfile, naming the original object as its target.
+Step rdc_host_step(const compile::Analysis& a, const Plan& plan, const compile::ProbeResult& probe,
+                   const std::string& host_object) {
+    Step s;
+    s.kind = StepKind::Host;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.inputs = {a.source};
+    s.outputs = {host_object};
+    s.depfile = a.depfile();
+    Edit e{{},  a.command.compiler == compile::CompilerKind::Hipcc, host_object, s.depfile, {},
+           true};
+    if (!a.explicit_output) e.append = {"-o", host_object};
+    if (a.writes_depfile) {
+        bool has_mf = false, has_mt = false;
+        for (const ParsedArg& p : a.args) {
+            has_mf = has_mf || (p.option && p.is("-MF")) ||
+                     (!p.option && !p.input && compile::is_wp_depfile(a.command.argv[p.index]));
+            has_mt = has_mt || (p.option && (p.is("-MT") || p.is("-MQ")));
+        }
+        if (!has_mf) e.append.insert(e.append.end(), {"-MF", s.depfile});
+        if (!has_mt) e.append.insert(e.append.end(), {"-MT", a.output});
+    }
+    e.append.push_back("--offload-host-only");
+    if (!plan.cuid.empty() && !probe.host_takes_cuid) e.append.push_back("-Xclang");
+    if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
+    s.argv = edit_argv(a, e);
+    if (a.command.launcher_kind == compile::LauncherKind::Ccache)
+        s.argv = with_launcher(a.command, std::move(s.argv));
+    s.description = "HIP host " + a.output;
+    return s;
+}
+
 } // namespace
 
 std::vector<size_t> cuid_word_positions(const compile::Analysis& a) {
@@ -209,14 +246,22 @@ Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const Pla
     Plan plan;
     plan.cuid = make_cuid(a);
     plan.private_dir = opts.private_dir.empty() ? a.output + ".phc" : opts.private_dir;
-    plan.bundle = plan.private_dir + "/bundle.hipfb";
+    plan.bundle = probe.rdc ? a.output : plan.private_dir + "/bundle.hipfb";
     std::vector<std::string> objects;
     for (const std::string& arch : probe.archs) {
         plan.steps.push_back(device_step(a, plan, arch, opts));
         objects.push_back(plan.steps.back().outputs[0]);
     }
-    plan.steps.push_back(bundle_step(a, plan, probe, objects));
-    plan.steps.push_back(host_step(a, plan, probe));
+    if (probe.rdc) {
+        // Relocatable device code: the device steps write bitcode, the host
+        // compile needs none of it, and the bundle of both is the object.
+        const std::string host = plan.private_dir + "/host.o";
+        plan.steps.push_back(rdc_host_step(a, plan, probe, host));
+        plan.steps.push_back(bundle_step(a, plan, probe, objects, host));
+    } else {
+        plan.steps.push_back(bundle_step(a, plan, probe, objects));
+        plan.steps.push_back(host_step(a, plan, probe));
+    }
     plan.analysis = std::move(a);
     return plan;
 }

@@ -1,6 +1,9 @@
 // The split plan: for one multi-architecture HIP object compile, one device
 // step per architecture, one bundle step and one host step that together write
 // the object the driver would have written, byte for byte (same -cuid).
+// Without -fgpu-rdc the host step embeds the bundle of device code and writes
+// the object; with it (RDC) the host step writes a host object that the bundle
+// step combines with the device bitcode into the object.
 // regen and gen turn the steps into ninja edges; the launcher runs them.
 #pragma once
 
@@ -47,8 +50,10 @@ struct Plan {
     compile::Analysis analysis; ///< the command, its facts and the decision
     std::string cuid;           ///< the CUID every step uses ("" for -fuse-cuid=none)
     std::string private_dir;    ///< folder of the device objects and the bundle (must exist)
-    std::string bundle;         ///< the bundle file the host step embeds
-    std::vector<Step> steps;    ///< device steps (bundle order), then bundle, then host
+    /// The bundle: the file the host step embeds; in RDC mode (the bundle holds
+    /// the host object and the device bitcode) the compile's output itself.
+    std::string bundle;
+    std::vector<Step> steps; ///< device steps (bundle order), then bundle, then host
 
     bool split() const { return analysis.decision.split(); }
 };

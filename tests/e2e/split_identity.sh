@@ -57,6 +57,8 @@ check() {
     local b="$work/b 1"
     [ -f "$b/$obj" ] || fail "$name: the plan wrote no object"
     [ -f "$b/$obj.d" ] || fail "$name: the host step wrote no depfile"
+    head -1 "$b/$obj.d" | grep -qF "obj dir/$name.o: " ||
+        fail "$name: the depfile does not name the object: $(head -1 "$b/$obj.d")"
     for d in "$b/$obj.phc/"*.d; do
         grep -q 'scale.h' "$d" || fail "$name: device depfile $d does not list scale.h"
     done
@@ -75,6 +77,11 @@ check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
 check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
 check c19_owncuid     "$CLANG19" -O1 -cuid=0123abcd --offload-arch=gfx906 --offload-arch=gfx90a
 check c19_nocuid      "$CLANG19" -O1 -fuse-cuid=none --offload-arch=gfx906 --offload-arch=gfx90a
+# Relocatable device code: device bitcode per architecture and the host object,
+# bundled into the object (the host step writes the depfile, naming the object).
+check c15_rdc        clang++-15 -O2 -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx906
+check hipcc_rdc      hipcc -O2 -fgpu-rdc --offload-arch=gfx906 --offload-arch=gfx1030
+check c19_rdc_compress "$CLANG19" -O2 -fgpu-rdc --offload-compress --offload-arch=gfx906 --offload-arch=gfx90a
 
 # -Wp,-MD,FILE (kbuild's spelling): each device step writes its own depfile,
 # the host step FILE, and the object is still the driver's.

@@ -31,7 +31,6 @@ reason() {
 reason split          "clang++-15 -x hip $ROCM $TWO -c k.hip -o k.o"
 reason split          "hipcc $ROCM $TWO -c k.hip -o k.o"
 reason single-arch    "clang++-15 -x hip $ROCM --offload-arch=gfx906 -c k.hip -o k.o"
-reason rdc            "clang++-15 -x hip $ROCM $TWO -fgpu-rdc -c k.hip -o k.o"
 reason new-driver     "/usr/lib/llvm-19/bin/clang++ -x hip $ROCM $TWO --offload-new-driver -c k.hip -o k.o"
 reason save-temps     "clang++-15 -x hip $ROCM $TWO -save-temps -c k.hip -o k.o"
 reason device-only    "clang++-15 -x hip $ROCM $TWO --offload-device-only -c k.hip -o k.o"

@@ -63,7 +63,8 @@ TEST_CASE("every left-alone reason, from the command line") {
     CHECK(code(kHip + two + "--offload-device-only -c k.hip") == "device-only");
     CHECK(code(kHip + two + "--cuda-device-only -c k.hip") == "device-only");
     CHECK(code(kHip + two + "--offload-host-only -c k.hip") == "host-only");
-    CHECK(code(kHip + two + "-fno-gpu-rdc -fgpu-rdc -c k.hip") == "rdc");
+    // RDC compiles are split (the probe confirms the bundle's shape).
+    CHECK(code(kHip + two + "-fno-gpu-rdc -fgpu-rdc -c k.hip") == "split");
     CHECK(code(kHip + two + "--offload-new-driver -c k.hip") == "new-driver");
     CHECK(code(kHip + two + "-foffload-via-llvm -c k.hip") == "new-driver");
     CHECK(code(kHip + "-c k.hip") == "no-arch");

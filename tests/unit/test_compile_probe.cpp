@@ -1,6 +1,7 @@
 #include "compile/probe.h"
 #include "util/file.h"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <fstream>
 #include <sys/stat.h>
@@ -56,7 +57,16 @@ TEST_CASE("parse_jobs: RDC and the new driver") {
     CHECK(r15.driver == DriverKind::Old);
     CHECK(r15.rdc);
     CHECK(r15.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    // The host object is an input of the RDC bundle: a placeholder, not the
+    // driver's temporary file.
+    CHECK(r15.has_host_input());
+    auto argv = r15.bundler_argv({"d/gfx906.o", "d/gfx90a.o"}, "k.o", "d/host.o");
+    CHECK(std::find(argv.begin(), argv.end(), "-input=d/host.o") != argv.end());
+    CHECK(std::find(argv.begin(), argv.end(), "-output=k.o") != argv.end());
+    for (const auto& w : argv)
+        CHECK(w.find("/tmp/") == std::string::npos);
     CHECK(parse_data("c19rdc.txt").rdc);
+    CHECK(parse_data("c19rdc.txt").has_host_input());
     CHECK(parse_data("c19newrdc.txt").driver == DriverKind::New);
     // clang-19 keeps the old driver's jobs for a non-RDC -c even with --offload-new-driver.
     CHECK(parse_data("c19new.txt").driver == DriverKind::Old);
