@@ -11,7 +11,7 @@ int main() {
         return 0;
     }
     hipLaunchKernelGGL(scale_kernel, dim3(1), dim3(n), 0, 0, data, n);
-    hipLaunchKernelGGL(lookup_kernel, dim3(1), dim3(n), 0, 0, out, n);
+    launch_lookup(out, n);
     (void)hipDeviceSynchronize();
     (void)hipFree(data);
     (void)hipFree(out);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# phc-ninja regen on samples/rdc-hip (relocatable device code, -fgpu-rdc, three
+# architectures, device functions shared between an OBJECT library and an
+# executable): every object byte-identical to the driver's own compile with the
+# same CUID, the executable identical to the driver's link of those objects,
+# no-op after a build, exact rebuilds, adding an architecture.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+export PHC_REGEN_VERIFY=1
+dir=$(suite_dir rdc_cmake)
+src=$dir/src
+b=$dir/build
+cp -r "$PHC_SRC/samples/rdc-hip" "$src"
+
+configure() { # configure ARCHS
+  cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
+    -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="$1" >/dev/null
+}
+objs() { find "$b/CMakeFiles" -name '*.hip.o' | sort; }
+work() { ninja -C "$b" -n | grep -v '^ninja: Entering' || true; }
+no_work() { # no_work WHEN
+  local w
+  w=$(work)
+  [ "$w" = "ninja: no work to do." ] || fail "$1: ninja -n has work: $w"
+}
+
+# identical OBJ: the object equals the driver's own -fgpu-rdc compile with the CUID of its split.
+identical() {
+  local obj=$1 rel cmd cuid
+  rel=${obj#"$b"/}
+  cuid=$(awk -v o="$rel.phc/host.o" '$1=="build" && $2==o":" {f=1; next} f && /PHC_COMMAND/ {match($0, /-cuid=[0-9a-f]+/); print substr($0, RSTART, RLENGTH); exit}' "$b/build.ninja")
+  [ -n "$cuid" ] || fail "no RDC host edge with a CUID for $rel"
+  cmd=$(ninja -C "$b" -f build.ninja.cmake -t commands "$rel" | tail -n 1)
+  grep -q -- "-fgpu-rdc" <<<"$cmd" || fail "$rel is not compiled with -fgpu-rdc: $cmd"
+  (cd "$b" && eval "${cmd/-o $rel/-o $dir/ref.o} $cuid") || fail "driver compile of $rel failed"
+  cmp -s "$dir/ref.o" "$obj" || fail "$rel differs from the driver's own compile with $cuid"
+}
+
+# linked_identically: the executable equals the driver's own link of the same objects.
+linked_identically() {
+  local cmd
+  cmd=$(ninja -C "$b" -f build.ninja.cmake -t commands phc_rdc | tail -n 1)
+  (cd "$b" && eval "${cmd/-o phc_rdc/-o $dir/ref_app}") >/dev/null 2>&1 || fail "driver link failed: $cmd"
+  cmp -s "$dir/ref_app" "$b/phc_rdc" || fail "phc_rdc differs from the driver's link of the same objects"
+}
+
+configure "gfx906;gfx90a;gfx1030"
+"$PHC" regen -C "$b" | tee "$dir/regen.out"
+grep -q "split 4 objects into 12 device edges" "$dir/regen.out" || fail "unexpected summary: $(cat "$dir/regen.out")"
+ninja -C "$b" >/dev/null 2>&1 || fail "first build failed"
+for o in $(objs); do identical "$o"; done
+linked_identically
+pass "4 RDC objects split and byte-identical to the driver's; the executable links identically"
+
+no_work "after a full build"
+pass "no work after a full build"
+
+# A header only math.hip reads: its device and host edges, its bundle and the link.
+touch "$src/src/tuning.h"
+w=$(work)
+for step in "HIP gfx906 " "HIP gfx90a " "HIP gfx1030 " "HIP host " "HIP bundle "; do
+  n=$(grep -c "$step.*math.hip.o" <<<"$w" || true)
+  expect_eq "'$step' edges for math.hip after touching tuning.h" 1 "$n"
+done
+grep -Eq "(table|kernels|main)\.hip" <<<"$w" && fail "touching tuning.h rebuilds other objects: $w"
+grep -q "Linking HIP executable phc_rdc" <<<"$w" || fail "touching tuning.h does not relink: $w"
+sed -i 's/PHC_RDC_SCALE 2.0f/PHC_RDC_SCALE 3.0f/' "$src/src/tuning.h"
+ninja -C "$b" >/dev/null 2>&1 || fail "rebuild failed"
+no_work "after the rebuild"
+identical "$b/CMakeFiles/phc_rdc_device.dir/src/math.hip.o"
+linked_identically
+pass "a header change rebuilds exactly its object's edges and the link, identically"
+
+# Adding an architecture compiles only that architecture's device code.
+configure "gfx906;gfx90a;gfx1030;gfx908"
+"$PHC" regen -C "$b" --quiet
+w=$(work)
+grep -Eq "HIP (gfx906|gfx90a|gfx1030|host) " <<<"$w" && fail "adding gfx908 recompiles other steps: $w"
+expect_eq "new gfx908 device edges" 4 "$(grep -c "HIP gfx908 " <<<"$w" || true)"
+ninja -C "$b" >/dev/null 2>&1 || fail "build with gfx908 failed"
+for o in $(objs); do identical "$o"; done
+linked_identically
+pass "adding gfx908 compiles only its device code; objects and executable still identical"
