@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstring>
+#include <ctime>
+#include <dirent.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -147,21 +152,74 @@ Status write_file_atomic(const std::string& path, std::span<const std::string_vi
     return write_file_atomic(path, pieces, Sync::Disk);
 }
 
-Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces,
-                         Sync sync) {
-    // Replace a symlink's target, not the link itself.
-    std::error_code ec;
-    std::string path = given;
-    if (std::filesystem::is_symlink(given, ec)) {
-        auto real = std::filesystem::canonical(given, ec);
-        if (!ec) path = real.string();
+namespace {
+
+/// What a temporary file's name adds to its target's: mkstemp(3)'s six letters follow.
+constexpr std::string_view kTempMark = ".phc-tmp-";
+constexpr size_t kTempLetters = 6;
+/// A temporary of ours this much older than now is a leftover (SIGKILL, power cut).
+constexpr time_t kStaleSeconds = 60;
+
+/// Blocks the signals that ask a process to stop (SIGINT, SIGTERM, SIGHUP,
+/// SIGQUIT) in this thread while it lives; one that arrives meanwhile is
+/// delivered when the old mask comes back, i.e. after the temporary file is
+/// renamed or removed.
+class StopSignalsHeld {
+public:
+    StopSignalsHeld() {
+        sigset_t set;
+        sigemptyset(&set);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+            sigaddset(&set, sig);
+        ::pthread_sigmask(SIG_BLOCK, &set, &old_);
     }
-    std::string tmp = path + ".phc-tmp-XXXXXX";
+    ~StopSignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    StopSignalsHeld(const StopSignalsHeld&) = delete;
+    StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+private:
+    sigset_t old_;
+};
+
+/// True when `name` is "<base>.phc-tmp-" followed by mkstemp's six letters.
+bool is_our_temporary(std::string_view name, std::string_view base) {
+    if (name.size() != base.size() + kTempMark.size() + kTempLetters) return false;
+    if (!name.starts_with(base) || name.substr(base.size(), kTempMark.size()) != kTempMark)
+        return false;
+    for (char c : name.substr(base.size() + kTempMark.size()))
+        if (!std::isalnum(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+/// Removes regular files in `dir` named like our temporaries of `base` that are
+/// older than kStaleSeconds. Quietly: it is housekeeping.
+void remove_stale_temporaries(const std::string& dir, std::string_view base) {
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return;
+    const time_t now = ::time(nullptr);
+    while (const dirent* e = ::readdir(d)) {
+        if (!is_our_temporary(e->d_name, base)) continue;
+        struct stat st {};
+        if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_mtime < now - kStaleSeconds)
+            ::unlinkat(::dirfd(d), e->d_name, 0);
+    }
+    ::closedir(d);
+}
+
+/// Replaces (or creates) the regular file `path` through a temporary file next
+/// to it and rename(2). `given` names it in messages; `mode` is the new file's.
+Status replace_regular(const std::string& given, const std::string& path,
+                       std::span<const std::string_view> pieces, Sync sync, mode_t mode) {
+    size_t slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    remove_stale_temporaries(dir, slash == std::string::npos ? path : path.substr(slash + 1));
+    // From the temporary's creation to its rename or removal, a stop signal
+    // waits: an interrupted run leaves no temporary behind.
+    StopSignalsHeld held;
+    std::string tmp = path + std::string(kTempMark) + std::string(kTempLetters, 'X');
     int fd = ::mkstemp(tmp.data());
     if (fd < 0) return errno_error("cannot create temporary file next to it", given);
-    struct stat st {};
-    mode_t mode = 0666 & ~current_umask();
-    if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
     ::fchmod(fd, mode);
     if (!write_all(fd, pieces) || (sync == Sync::Disk && ::fsync(fd) != 0)) {
         Error e = errno_error("cannot write file", path);
@@ -176,6 +234,63 @@ Status write_file_atomic(const std::string& given, std::span<const std::string_v
         return e;
     }
     return Ok{};
+}
+
+/// Writes into the character device or fifo `path` (no creation, no rename).
+Status write_through(const std::string& path, std::span<const std::string_view> pieces) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot open for writing", path);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        ::close(fd); // it changed since we looked: leave it alone
+        return make_error(
+            fmt::format("{}: error: refusing to write: it changed while writing", path));
+    }
+    if (!write_all(fd, pieces)) {
+        Error e = errno_error("cannot write", path);
+        ::close(fd);
+        return e;
+    }
+    if (::close(fd) != 0 && errno != EINTR) return errno_error("cannot write", path);
+    return Ok{};
+}
+
+/// "a directory", "a block device", ... for a file type write_file_atomic refuses.
+const char* refused_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "of a kind that is not written (not a regular file, character device or fifo)";
+}
+
+} // namespace
+
+Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces,
+                         Sync sync) {
+    struct stat st {};
+    if (::lstat(given.c_str(), &st) != 0) {
+        if (errno != ENOENT) return errno_error("cannot examine file", given);
+        return replace_regular(given, given, pieces, sync, 0666 & ~current_umask());
+    }
+    const bool link = S_ISLNK(st.st_mode);
+    if (link && ::stat(given.c_str(), &st) != 0)
+        return make_error(fmt::format(
+            "{}: error: refusing to write through a link whose target is missing or cannot be "
+            "resolved: {}",
+            given, std::strerror(errno)));
+    if (S_ISREG(st.st_mode)) {
+        if (!link) return replace_regular(given, given, pieces, sync, st.st_mode & 07777);
+        // Replace the link's final target; the link stays.
+        char real[PATH_MAX];
+        if (!::realpath(given.c_str(), real))
+            return make_error(fmt::format(
+                "{}: error: refusing to write through a link whose target cannot be resolved: {}",
+                given, std::strerror(errno)));
+        return replace_regular(given, real, pieces, sync, st.st_mode & 07777);
+    }
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_through(given, pieces);
+    return make_error(fmt::format("{}: error: refusing to write: it is {}{}", given,
+                                  link ? "a link to " : "", refused_kind(st.st_mode)));
 }
 
 bool file_exists(const std::string& path) {

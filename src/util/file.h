@@ -12,10 +12,26 @@ namespace phc::util {
 /// Reads the whole file. Errors name the path and the reason (strerror).
 Result<std::string> read_file(const std::string& path);
 
-/// Writes `content` to `path` through a temporary file in the same directory and
-/// rename(2), so readers see either the old or the new file, never a half-written one.
-/// Keeps the old file's permission bits when it exists (a new file gets 0666 less
-/// the umask); a symlink's target is replaced, the link stays.
+/// Writes `content` to `path`. Only regular files are ever replaced, and a
+/// user's file is never left half-written. What happens depends on what `path`
+/// is (lstat):
+/// - missing: created through a temporary file in the same directory and
+///   rename(2) (0666 less the umask);
+/// - a regular file: replaced the same way, so readers see either the old or the
+///   new file; its permission bits are kept;
+/// - a symlink (or a chain of them) to a regular file: that final target is
+///   replaced the same way; the links stay;
+/// - a character device or a fifo, directly or through links (/dev/null,
+///   /dev/stdout -> /proc/self/fd/1 -> a pipe): written through (opened
+///   O_WRONLY|O_NOCTTY, never created, truncated or renamed over);
+/// - a link whose target is missing or cannot be resolved, a directory, a block
+///   device, a socket, anything else: refused, with a one-line error naming `path`.
+/// The temporary file is "<target>.phc-tmp-" and six letters. SIGINT, SIGTERM,
+/// SIGHUP and SIGQUIT are blocked in the calling thread from its creation to its
+/// rename or removal, so a stop signal takes effect only after that (other
+/// threads must not be running with those signals unblocked and their default
+/// action). Temporaries of that exact naming next to the target that are older
+/// than 60 seconds (left by SIGKILL or a power cut) are removed first.
 Status write_file_atomic(const std::string& path, std::string_view content);
 
 /// write_file_atomic() of the concatenation of `pieces`, written with writev(2) so

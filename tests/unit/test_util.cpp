@@ -3,14 +3,22 @@
 #include "util/subprocess.h"
 #include "util/text_arena.h"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <csignal>
+#include <cstring>
+#include <ctime>
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <pthread.h>
 #include <string>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -253,6 +261,231 @@ TEST_CASE("file_holds: equal, other size, same size other bytes, missing, not a 
     // A fifo is never opened (opening one for reading would wait for a writer).
     REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
     CHECK_FALSE(util::file_holds(dir / "fifo", std::vector<std::string_view>{}));
+}
+
+namespace {
+
+/// The file type of `path` itself (lstat): 'f' regular, 'l' link, 'c' char device,
+/// 'b' block device, 'p' fifo, 's' socket, 'd' directory, '-' missing.
+char kind_of(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return '-';
+    if (S_ISREG(st.st_mode)) return 'f';
+    if (S_ISLNK(st.st_mode)) return 'l';
+    if (S_ISCHR(st.st_mode)) return 'c';
+    if (S_ISBLK(st.st_mode)) return 'b';
+    if (S_ISFIFO(st.st_mode)) return 'p';
+    if (S_ISSOCK(st.st_mode)) return 's';
+    if (S_ISDIR(st.st_mode)) return 'd';
+    return '?';
+}
+
+/// Names in `dir` that contain ".phc-tmp-".
+std::vector<std::string> temporaries(const std::string& dir) {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        std::string name = e.path().filename().string();
+        if (name.find(".phc-tmp-") != std::string::npos) out.push_back(name);
+    }
+    return out;
+}
+
+/// Holds a fifo's read end open (without waiting for a writer), so that a
+/// write to the fifo can open it; read() gives what was written since.
+struct FifoReader {
+    int fd;
+    explicit FifoReader(const std::string& path)
+        : fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) {
+        REQUIRE(fd >= 0);
+    }
+    ~FifoReader() { ::close(fd); }
+    std::string read() {
+        std::string got;
+        char buf[4096];
+        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+            got.append(buf, static_cast<size_t>(n));
+        return got;
+    }
+};
+
+} // namespace
+
+TEST_CASE("atomic write: devices and fifos are written through, never replaced") {
+    TempDir dir;
+    const std::string null = dir / "null"; // a private /dev/null
+    REQUIRE(::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+    REQUIRE(util::write_file_atomic(null, "discarded").ok());
+    std::vector<std::string_view> pieces = {"a", "", "b"};
+    REQUIRE(util::write_file_atomic(null, pieces, util::Sync::None).ok());
+    CHECK(kind_of(null) == 'c');
+    // Through a link, and a link to a link: both links and the node stay.
+    const std::string link = dir / "link", link2 = dir / "link2";
+    REQUIRE(::symlink(null.c_str(), link.c_str()) == 0);
+    REQUIRE(::symlink("link", link2.c_str()) == 0);
+    REQUIRE(util::write_file_atomic(link2, "x").ok());
+    CHECK(kind_of(link) == 'l');
+    CHECK(kind_of(link2) == 'l');
+    CHECK(kind_of(null) == 'c');
+
+    // A fifo gets the bytes, and stays a fifo; through a link too.
+    const std::string fifo = dir / "fifo", fifo_link = dir / "fifo-link";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    REQUIRE(::symlink(fifo.c_str(), fifo_link.c_str()) == 0);
+    for (const std::string& target : {fifo, fifo_link}) {
+        FifoReader r(fifo);
+        std::vector<std::string_view> text = {"hello ", "", "fifo\n"};
+        CHECK(util::write_file_atomic(target, text).ok());
+        CHECK(r.read() == "hello fifo\n");
+        CHECK(kind_of(fifo) == 'p');
+    }
+    CHECK(kind_of(fifo_link) == 'l');
+
+    // /proc/self/fd/N of a pipe (what /dev/stdout is when piped): written through.
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const std::string pipe_link = dir / "stdout";
+    REQUIRE(::symlink(("/proc/self/fd/" + std::to_string(fds[1])).c_str(), pipe_link.c_str()) == 0);
+    REQUIRE(util::write_file_atomic(pipe_link, "through the pipe").ok());
+    ::close(fds[1]);
+    char buf[64] = {};
+    CHECK(::read(fds[0], buf, sizeof buf) == 16);
+    CHECK(std::string(buf) == "through the pipe");
+    ::close(fds[0]);
+    CHECK(kind_of(pipe_link) == 'l');
+    CHECK(temporaries(dir.path).empty());
+}
+
+TEST_CASE("atomic write: directories, block devices, sockets and dangling links are refused") {
+    TempDir dir;
+    auto refused = [&](const std::string& path, const std::string& why) {
+        auto st = util::write_file_atomic(path, "x");
+        REQUIRE_FALSE(st.ok());
+        const std::string& msg = st.error().message;
+        CHECK(msg.find('\n') == std::string::npos);
+        CHECK_MESSAGE(msg.starts_with(path + ": error: "), msg);
+        CHECK_MESSAGE(msg.find(why) != std::string::npos, msg);
+    };
+    const std::string sub = dir / "sub";
+    REQUIRE(::mkdir(sub.c_str(), 0700) == 0);
+    REQUIRE(util::write_file_atomic(sub + "/inside", "kept").ok());
+    refused(sub, "directory");
+    CHECK(kind_of(sub) == 'd');
+    CHECK(*util::read_file(sub + "/inside") == "kept");
+
+    const std::string block = dir / "block"; // never opened
+    REQUIRE(::mknod(block.c_str(), S_IFBLK | 0600, ::makedev(7, 0)) == 0);
+    refused(block, "block device");
+    CHECK(kind_of(block) == 'b');
+
+    const std::string sock = dir / "sock";
+    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(s >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    REQUIRE(sock.size() < sizeof addr.sun_path);
+    std::strcpy(addr.sun_path, sock.c_str());
+    REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    refused(sock, "socket");
+    CHECK(kind_of(sock) == 's');
+    ::close(s);
+
+    // A link whose target is missing, or cannot be named (a pipe's /proc entry
+    // of a descriptor that is not open): refused, the link stays as it was.
+    const std::string dangling = dir / "dangling";
+    REQUIRE(::symlink((dir / "missing").c_str(), dangling.c_str()) == 0);
+    refused(dangling, "link");
+    CHECK(kind_of(dangling) == 'l');
+    CHECK(kind_of(dir / "missing") == '-');
+    const std::string loop = dir / "loop";
+    REQUIRE(::symlink("loop", loop.c_str()) == 0);
+    refused(loop, "link");
+    CHECK(kind_of(loop) == 'l');
+    const std::string to_dir = dir / "to-dir";
+    REQUIRE(::symlink(sub.c_str(), to_dir.c_str()) == 0);
+    refused(to_dir, "directory");
+    CHECK(kind_of(to_dir) == 'l');
+    CHECK(temporaries(dir.path).empty());
+    CHECK(temporaries(sub).empty());
+}
+
+TEST_CASE("atomic write: a link chain to a regular file replaces the file, the links stay") {
+    TempDir dir;
+    const std::string file = dir / "real";
+    REQUIRE(util::write_file_atomic(file, "old").ok());
+    REQUIRE(::chmod(file.c_str(), 0604) == 0);
+    REQUIRE(::symlink("real", (dir / "a").c_str()) == 0);
+    REQUIRE(::symlink((dir / "a").c_str(), (dir / "b").c_str()) == 0);
+    REQUIRE(util::write_file_atomic(dir / "b", "new").ok());
+    CHECK(kind_of(dir / "a") == 'l');
+    CHECK(kind_of(dir / "b") == 'l');
+    CHECK(kind_of(file) == 'f');
+    CHECK(*util::read_file(file) == "new");
+    struct stat st {};
+    REQUIRE(::stat(file.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0604);
+    CHECK(temporaries(dir.path).empty());
+}
+
+TEST_CASE("atomic write: stale temporaries of our own naming next to the target are removed") {
+    TempDir dir;
+    auto make = [&](const std::string& name, int age_seconds) {
+        REQUIRE(util::write_file_atomic(dir / name, "tmp").ok());
+        timespec times[2] = {{::time(nullptr) - age_seconds, 0},
+                             {::time(nullptr) - age_seconds, 0}};
+        REQUIRE(::utimensat(AT_FDCWD, (dir / name).c_str(), times, 0) == 0);
+    };
+    make("f.ninja.phc-tmp-Ab1XyZ", 120);  // ours, stale: removed
+    make("f.ninja.phc-tmp-fresh1", 5);    // ours, young (maybe a running write): kept
+    make("f.ninja.phc-tmp-Ab1XyZ7", 120); // not our naming: kept
+    make("f.ninja.phc-tmp-Ab1Xy", 120);   // not our naming: kept
+    make("g.ninja.phc-tmp-Ab1XyZ", 120);  // another file's: kept
+    REQUIRE(::mkdir((dir / "f.ninja.phc-tmp-dir123").c_str(), 0700) == 0); // not a file: kept
+    timespec old[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+    REQUIRE(::utimensat(AT_FDCWD, (dir / "f.ninja.phc-tmp-dir123").c_str(), old, 0) == 0);
+    REQUIRE(util::write_file_atomic(dir / "f.ninja", "new").ok());
+    auto left = temporaries(dir.path);
+    std::sort(left.begin(), left.end());
+    CHECK(left == std::vector<std::string>{"f.ninja.phc-tmp-Ab1Xy", "f.ninja.phc-tmp-Ab1XyZ7",
+                                           "f.ninja.phc-tmp-dir123", "f.ninja.phc-tmp-fresh1",
+                                           "g.ninja.phc-tmp-Ab1XyZ"});
+}
+
+TEST_CASE("atomic write: SIGINT, SIGTERM or SIGHUP during the write leave no temporary") {
+    TempDir dir;
+    // 128 MiB from one 1 MiB buffer: long enough to be caught in the middle.
+    static const std::string chunk(size_t{1} << 20, 'x');
+    const std::vector<std::string_view> pieces(128, chunk);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        CAPTURE(sig);
+        const std::string target = dir / ("big" + std::to_string(sig));
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            ::signal(sig, SIG_DFL); // doctest catches SIGINT and SIGTERM
+            sigset_t none;
+            sigemptyset(&none);
+            ::sigprocmask(SIG_SETMASK, &none, nullptr);
+            bool ok = util::write_file_atomic(target, pieces, util::Sync::None).ok();
+            ::_exit(ok ? 0 : 1);
+        }
+        bool seen = false; // kill as soon as the temporary exists
+        for (int i = 0; i < 20000 && !seen; ++i) {
+            for (const auto& t : temporaries(dir.path))
+                seen |= t.starts_with("big" + std::to_string(sig) + ".phc-tmp-");
+            if (!seen) ::usleep(100);
+        }
+        CHECK(seen);
+        ::kill(pid, sig);
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFSIGNALED(status));
+        if (WIFSIGNALED(status)) CHECK(WTERMSIG(status) == sig);
+        CHECK(temporaries(dir.path).empty());
+        // Either the old state (nothing) or the whole new file, never a part.
+        struct stat st {};
+        if (::stat(target.c_str(), &st) == 0) CHECK(st.st_size == off_t{128} << 20);
+        ::unlink(target.c_str());
+    }
 }
 
 TEST_CASE("run_capture returns exit code and both streams") {
