@@ -56,6 +56,10 @@ std::string_view reason_code(Reason r) {
         return "single-arch";
     case Reason::ArchMismatch:
         return "arch-mismatch";
+    case Reason::LinkNotRdc:
+        return "link-not-rdc";
+    case Reason::LinkUnmodelled:
+        return "link-unmodelled";
     }
     return "unknown";
 }
@@ -67,6 +71,10 @@ std::string join_path(const std::string& dir, const std::string& path) {
 }
 
 std::string Analysis::work_dir() const {
+    return join_path(base_dir, command.cwd);
+}
+
+std::string LinkAnalysis::work_dir() const {
     return join_path(base_dir, command.cwd);
 }
 
@@ -151,6 +159,7 @@ struct Facts {
     bool compile = false, preprocess = false, syntax = false, deps_only = false;
     bool assembly = false, emit_llvm = false, save_temps = false, time_trace = false;
     bool side_output = false, rdc = false, new_driver = false, via_llvm = false;
+    bool hip_link = false;
     bool from_rsp = false; ///< a split-relevant option came from a response file
     enum class Mode { Both, Device, Host } mode = Mode::Both;
     std::string fuse_cuid;
@@ -233,6 +242,8 @@ void note_option(Facts& f, const ParsedArg& a, std::string& lang) {
         f.mode = Facts::Mode::Both;
     else if (n == "-fuse-cuid=")
         f.fuse_cuid = a.value;
+    else if (n == "--hip-link")
+        f.hip_link = true;
     else if (n == "-x")
         lang = a.value == "none" ? "" : a.value;
     else if (n == "--offload-arch=" || n == "--cuda-gpu-arch=")
@@ -399,6 +410,47 @@ void apply_probe(Analysis& a, const ProbeResult& p) {
         a.decision = leave(Reason::ArchMismatch, "the driver bundles " + join_archs(p.archs) +
                                                      ", the command names " + join_archs(a.archs));
     }
+}
+
+LinkAnalysis analyze_link_string(std::string_view command, const AnalyzeInput& in) {
+    using R = Reason;
+    LinkAnalysis a;
+    a.base_dir = in.base_dir;
+    Recognised rec = recognise(command);
+    if (!rec.command) {
+        a.decision = leave(R::NotSimple, rec.reason);
+        return a;
+    }
+    a.command = std::move(*rec.command);
+    if (a.command.compiler == CompilerKind::Unknown) {
+        a.decision = leave(R::UnknownCompiler, "'" + a.command.argv[0] + "' is not clang or hipcc");
+        return a;
+    }
+    a.args = parse_args(a.command.argv);
+    Facts f = gather(a.command.argv, a.args, std::vector<bool>(a.command.argv.size(), false));
+    a.output = "a.out";
+    for (const ParsedArg& p : a.args)
+        if (p.option && p.is("-o")) a.output = p.value;
+    a.archs = f.archs;
+    if (f.compile || f.preprocess || f.syntax || f.assembly || f.deps_only)
+        a.decision = leave(R::NoCompile, "not a link");
+    else if (!f.rdc || (!f.hip_link && a.command.compiler != CompilerKind::Hipcc))
+        a.decision = leave(R::LinkNotRdc, "not an RDC HIP link (-fgpu-rdc --hip-link)");
+    else if (!a.command.launcher.empty())
+        a.decision = leave(R::LinkUnmodelled, "a launcher in front of the link");
+    else if (f.save_temps)
+        a.decision = leave(R::SaveTemps, "-save-temps keeps the driver's temporaries");
+    else if (f.time_trace)
+        a.decision = leave(R::TimeTrace, "-ftime-trace writes one trace per job");
+    else if (f.new_driver || f.via_llvm)
+        a.decision = leave(R::NewDriver, "the new offload driver is selected");
+    else if (f.native)
+        a.decision = leave(R::NativeArch, "--offload-arch=native depends on the GPU present");
+    else if (f.archs.size() < 2)
+        a.decision = leave(R::SingleArch, "fewer than two architectures: nothing to split");
+    else
+        a.decision = Decision{R::Split, std::to_string(f.archs.size()) + " architectures"};
+    return a;
 }
 
 } // namespace phc::compile

@@ -41,6 +41,8 @@ enum class Reason {
     NativeArch,      ///< --offload-arch=native
     SingleArch,      ///< fewer than two distinct architectures
     ArchMismatch,    ///< the driver's architectures differ from the command line's
+    LinkNotRdc,      ///< a link without -fgpu-rdc: the driver generates no device code
+    LinkUnmodelled,  ///< the driver's RDC link runs jobs (or files) the split does not model
 };
 
 /// The stable machine-readable code of a reason, e.g. "single-arch".
@@ -94,6 +96,24 @@ std::string depfile_of(const std::vector<std::string>& argv);
 /// True when `word` is -Wp,-MD or -Wp,-MMD, with or without ",FILE"; `file`
 /// (when given) gets FILE, or "" when the driver takes no file from it.
 bool is_wp_depfile(std::string_view word, std::string* file = nullptr);
+
+/// What the command line says about one link (a driver run without -c).
+struct LinkAnalysis {
+    CompileCommand command;
+    std::string base_dir;           ///< as given in AnalyzeInput
+    std::vector<ParsedArg> args;    ///< command.argv classified
+    std::string output;             ///< -o value, or "a.out"
+    std::vector<std::string> archs; ///< distinct architectures, in command order
+    Decision decision;              ///< Split: an RDC HIP link worth splitting
+
+    /// The directory the linker runs in: base_dir, then the command's `cd`.
+    std::string work_dir() const;
+};
+
+/// Analyses a link command string: Split when it is an RDC HIP link (-fgpu-rdc
+/// with --hip-link, or through hipcc) for two or more architectures, with
+/// nothing the split cannot reproduce (-save-temps, the new offload driver).
+LinkAnalysis analyze_link_string(std::string_view command, const AnalyzeInput& in);
 
 /// Analyses a recognised command from its command line alone.
 Analysis analyze(CompileCommand command, const AnalyzeInput& in);

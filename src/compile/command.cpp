@@ -112,6 +112,16 @@ Recognised recognise(std::string_view command) {
         return r;
     }
     auto& t = s.tokens;
+    // CMake writes links as `: && CMD && :` (its empty PRE_LINK and POST_BUILD).
+    auto is = [&](size_t k, ShellToken::Kind kind, std::string_view text) {
+        return k < t.size() && t[k].kind == kind && t[k].text == text;
+    };
+    using K = ShellToken::Kind;
+    if (t.size() > 4 && is(0, K::Word, ":") && is(1, K::Operator, "&&") &&
+        is(t.size() - 1, K::Word, ":") && is(t.size() - 2, K::Operator, "&&")) {
+        t.erase(t.end() - 2, t.end());
+        t.erase(t.begin(), t.begin() + 2);
+    }
     size_t i = 0;
     std::string cwd;
     if (t.size() >= 3 && t[0].kind == ShellToken::Kind::Word && t[0].text == "cd" &&

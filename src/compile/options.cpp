@@ -20,6 +20,7 @@ constexpr OptionInfo kOptions[] = {
     {"--cuda-host-only", kAffectsSplit},
     {"--gpu-bundle-output", kAffectsSplit},
     {"--hip-device-lib-path=", kJoined | kPath},
+    {"--hip-link", kAffectsSplit},
     {"--hip-path=", kJoined | kPath},
     {"--no-cuda-gpu-arch=", kJoined | kAffectsSplit},
     {"--no-gpu-bundle-output", kAffectsSplit},

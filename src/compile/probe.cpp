@@ -84,9 +84,9 @@ std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
     return jobs;
 }
 
-/// The architecture (target ID) of a bundle entry such as
-/// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" or "hip-amdgcn-amd-amdhsa-gfx906".
-std::string entry_arch(std::string_view entry) {
+} // namespace
+
+std::string bundle_entry_arch(std::string_view entry) {
     if (size_t dd = entry.find("--"); dd != std::string_view::npos)
         return std::string(entry.substr(dd + 2));
     size_t pos = 0;
@@ -94,6 +94,8 @@ std::string entry_arch(std::string_view entry) {
         pos = entry.find('-', pos + (dashes ? 1 : 0));
     return pos == std::string_view::npos ? std::string() : std::string(entry.substr(pos + 1));
 }
+
+namespace {
 
 std::vector<std::string> split_list(std::string_view v) {
     std::vector<std::string> out;
@@ -128,7 +130,7 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
             } else {
                 a = "-input=" + std::string(ProbeResult::kInputToken) +
                     std::to_string(r.archs.size()) + "@";
-                r.archs.push_back(entry_arch(t));
+                r.archs.push_back(bundle_entry_arch(t));
             }
         } else if (has_prefix(a, "-output=")) {
             a = "-output=" + std::string(ProbeResult::kOutputToken);
@@ -323,8 +325,12 @@ public:
             size_t dot = a.value.rfind('.');
             size_t slash = a.value.rfind('/');
             bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-            std::string path = dir_ + "/input" + (has_ext ? a.value.substr(dot) : "");
-            if (util::write_file_atomic(path, "").ok()) req_.argv[a.index] = path;
+            std::string path =
+                dir_ + "/input" + std::to_string(a.index) + (has_ext ? a.value.substr(dot) : "");
+            if (util::write_file_atomic(path, "").ok()) {
+                req_.argv[a.index] = path;
+                stand_ins_[path] = a.value;
+            }
         }
     }
     ~Scratch() {
@@ -336,10 +342,15 @@ public:
 
     /// The request to run: TMPDIR set, missing inputs replaced.
     const ProbeRequest& request() const { return req_; }
+    /// The scratch directory ("" when none could be made).
+    const std::string& dir() const { return dir_; }
+    /// Stand-in path -> the input it stands for, as written.
+    const std::map<std::string, std::string>& stand_ins() const { return stand_ins_; }
 
 private:
     ProbeRequest req_;
     std::string dir_;
+    std::map<std::string, std::string> stand_ins_;
 };
 
 } // namespace
@@ -357,6 +368,26 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         r->host_takes_cuid = host_job_has(*host, "-cuid=phcprobecuid");
     }
     return r;
+}
+
+Result<DriverJobs> run_driver_jobs(const ProbeRequest& original) {
+    Scratch scratch(original);
+    if (scratch.dir().empty())
+        return make_error("cannot create a scratch directory for the driver's temporary files");
+    auto text = run_jobs(scratch.request(), {});
+    if (!text) return text.error();
+    DriverJobs d;
+    d.jobs = jobs_of(*text);
+    d.temp_dir = scratch.dir();
+    for (auto& job : d.jobs)
+        for (std::string& w : job)
+            for (const auto& [path, word] : scratch.stand_ins())
+                if (size_t at = w.find(path); at != std::string::npos &&
+                                              at + path.size() == w.size() &&
+                                              (at == 0 || w[at - 1] == '='))
+                    w = w.substr(0, at) + word;
+    if (d.jobs.empty()) return make_error("the driver printed no jobs for -###");
+    return d;
 }
 
 } // namespace phc::compile

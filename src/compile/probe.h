@@ -54,6 +54,10 @@ struct ProbeResult {
                                           const std::string& host = {}) const;
 };
 
+/// The architecture (target ID) of a bundle entry such as
+/// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" or "hip-amdgcn-amd-amdhsa-gfx906".
+std::string bundle_entry_arch(std::string_view entry);
+
 /// Parses the job lines that `clang -###` prints. An Error when they make no sense.
 Result<ProbeResult> parse_jobs(std::string_view text);
 
@@ -90,6 +94,17 @@ std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv);
 /// (generated sources) are replaced there by empty files with the same suffix.
 /// An Error when it cannot run or fails.
 Result<ProbeResult> run_probe(const ProbeRequest& req);
+
+/// The jobs the driver plans for one command, with every temporary file it
+/// would use inside `temp_dir` (the driver ran with TMPDIR there) and inputs
+/// that did not exist yet spelled as the command wrote them.
+struct DriverJobs {
+    std::vector<std::vector<std::string>> jobs; ///< each job's words, in order
+    std::string temp_dir;                       ///< prefix of every temporary file
+};
+
+/// Runs `argv -###` once, uncached (links: their jobs name every input).
+Result<DriverJobs> run_driver_jobs(const ProbeRequest& req);
 
 /// Probe results by key, in memory and optionally in a JSON file. get() may be
 /// called from several threads (one at a time runs, the others wait).

@@ -13,12 +13,11 @@ const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
     switch (kind) {
     case split::StepKind::Device:
         return rules.device;
-    case split::StepKind::Bundle:
-        return rules.bundle;
     case split::StepKind::Host:
-        break;
+        return rules.host;
+    default: // bundles and link steps: no header deps
+        return rules.bundle;
     }
-    return rules.host;
 }
 
 } // namespace

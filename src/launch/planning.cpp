@@ -80,6 +80,8 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
                 jobs.outputs.push_back(compile::join_path(s.cwd, o));
             if (!s.depfile.empty()) jobs.outputs.push_back(compile::join_path(s.cwd, s.depfile));
             break;
+        default: // link steps: plan_command plans compiles only
+            break;
         }
     }
     return Planned{std::move(jobs), {}};

@@ -2,6 +2,7 @@
 
 #include "compile/command.h"
 #include "compile/shell.h"
+#include "split/link.h"
 #include "split/plan.h"
 
 #include <cstdio>
@@ -94,6 +95,32 @@ void print_plan(const Plan& p) {
         line(s);
 }
 
+/// Prints the plan of an RDC link: every object is unbundled (explain does not
+/// know which compiles are split), each architecture linked on its own.
+int explain_link(const Args& a, const char* self) {
+    std::string cmd = a.words.size() == 1 ? a.words[0] : compile::join_command(a.words);
+    auto lp = plan_link(compile::analyze_link_string(cmd, a.input), [](const std::string&) {
+        return static_cast<const SplitObject*>(nullptr);
+    });
+    if (!lp) {
+        std::fprintf(stderr, "%s: %s\n", self, lp.error().text().c_str());
+        return 1;
+    }
+    const compile::Decision& d = lp->analysis.decision;
+    std::printf("# decision: %s\n", lp->split() ? "split" : "leave");
+    std::printf("# reason: %s: %s\n", std::string(compile::reason_code(d.reason)).c_str(),
+                d.text.c_str());
+    if (!lp->split()) return 0;
+    Step mk;
+    mk.cwd = lp->analysis.command.cwd;
+    mk.argv = {"mkdir", "-p", lp->private_dir};
+    for (const Step* s : {&mk})
+        std::printf(s->cwd.empty() ? "%s\n" : "(%s)\n", s->shell().c_str());
+    for (const Step& s : lp->steps)
+        std::printf(s.cwd.empty() ? "%s\n" : "(%s)\n", s.shell().c_str());
+    return 0;
+}
+
 } // namespace
 
 int cli_main(int argc, char** argv) {
@@ -110,6 +137,7 @@ int cli_main(int argc, char** argv) {
             bad.decision = {compile::Reason::NotSimple, r.reason};
             return bad;
         }();
+    if (an.decision.reason == compile::Reason::NoCompile) return explain_link(a, argv[0]);
     compile::ProbeCache probes(a.probe_cache);
     auto p = plan(std::move(an), probes, a.plan);
     if (!p) {

@@ -8,16 +8,21 @@
 namespace phc::split {
 
 std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell) {
+    return step_edges(plan.steps, plan.analysis.command.cwd, plan.analysis.output, spell);
+}
+
+std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::string& cwd,
+                                  const std::string& output, const SpellPath& spell) {
     // Every file some step writes, as the build directory names it.
     std::set<std::string> written;
-    for (const Step& s : plan.steps)
+    for (const Step& s : steps)
         for (const auto& o : s.outputs)
             written.insert(compile::join_path(s.cwd, o));
-    const std::string object = compile::join_path(plan.analysis.command.cwd, plan.analysis.output);
+    const std::string object = compile::join_path(cwd, output);
 
     std::vector<GraphEdge> out;
-    out.reserve(plan.steps.size());
-    for (const Step& s : plan.steps) {
+    out.reserve(steps.size());
+    for (const Step& s : steps) {
         GraphEdge e;
         e.step = &s;
         for (const auto& o : s.outputs) {

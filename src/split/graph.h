@@ -30,10 +30,15 @@ struct GraphEdge {
 /// ninja file.
 using SpellPath = std::function<std::string(const Step&, const std::string&)>;
 
-/// The edges of a split plan, in step order. A step's inputs that other steps
-/// write become dependencies on those edges: explicit inputs when the step
-/// reads nothing else (a bundle), implicit ones beside its external inputs (a
-/// host compile reading the source and the bundle).
+/// The edges of `steps`, in order. A step's inputs that other steps write
+/// become dependencies on those edges: explicit inputs when the step reads
+/// nothing else (a bundle), implicit ones beside its external inputs (a host
+/// compile reading the source and the bundle). The edge writing `object`
+/// (relative to `cwd`) is the final one.
+std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::string& cwd,
+                                  const std::string& object, const SpellPath& spell);
+
+/// step_edges() of a split compile plan, whose final edge writes its object.
 std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell);
 
 } // namespace phc::split

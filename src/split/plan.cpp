@@ -15,6 +15,16 @@ std::string_view step_kind_name(StepKind k) {
         return "bundle";
     case StepKind::Host:
         return "host";
+    case StepKind::Unbundle:
+        return "unbundle";
+    case StepKind::DeviceLink:
+        return "device-link";
+    case StepKind::Fatbin:
+        return "fatbin";
+    case StepKind::FatbinObject:
+        return "fatbin-object";
+    case StepKind::HostLink:
+        return "host-link";
     }
     return "?";
 }

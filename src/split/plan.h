@@ -18,9 +18,18 @@
 namespace phc::split {
 
 /// What a step does.
-enum class StepKind { Device, Bundle, Host };
+enum class StepKind {
+    Device,       ///< compile: one architecture's device code
+    Bundle,       ///< compile: clang-offload-bundler
+    Host,         ///< compile: the host code
+    Unbundle,     ///< link: an object's parts, for an object phc-ninja did not split
+    DeviceLink,   ///< link: one architecture's device link (RDC: its code generation)
+    Fatbin,       ///< link: the bundle of the linked device code
+    FatbinObject, ///< link: the object that embeds the bundle
+    HostLink,     ///< link: the host link writing the output
+};
 
-/// "device", "bundle" or "host".
+/// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link".
 std::string_view step_kind_name(StepKind k);
 
 /// One process to run. Paths are as the command wrote them: relative to `cwd`.

@@ -1,0 +1,261 @@
+#include "split/link.h"
+
+#include "compile/command.h"
+#include "compile/shell.h"
+
+#include <algorithm>
+#include <map>
+
+namespace phc::split {
+
+namespace {
+
+/// The assembly that embeds a fat binary as the symbol __hip_fatbin, as clang's
+/// driver writes it for llvm-mc (HIPUtility.cpp; its comment lines left out):
+/// the tests check the linked output against the driver's own.
+std::string fatbin_assembly(const std::string& hipfb) {
+    return "  .protected __hip_fatbin\\n"
+           "  .type __hip_fatbin,@object\\n"
+           "  .section .hip_fatbin,\"a\",@progbits\\n"
+           "  .globl __hip_fatbin\\n"
+           "  .p2align 12\\n"
+           "__hip_fatbin:\\n"
+           "  .incbin \"" +
+           hipfb + "\"\\n";
+}
+
+/// The first value of `prefix` in `job` ("" when none).
+std::string value_of(const std::vector<std::string>& job, std::string_view prefix) {
+    for (size_t i = 1; i < job.size(); ++i)
+        if (job[i].starts_with(prefix)) return job[i].substr(prefix.size());
+    return {};
+}
+
+/// The word after the first `flag` (e.g. "-o") in `job` ("" when none).
+std::string after(const std::vector<std::string>& job, std::string_view flag) {
+    auto at = std::find(job.begin() + 1, job.end(), flag);
+    return at == job.end() || at + 1 == job.end() ? std::string() : *(at + 1);
+}
+
+bool has_word(const std::vector<std::string>& job, std::string_view w) {
+    return std::find(job.begin() + 1, job.end(), w) != job.end();
+}
+
+std::vector<std::string> split_commas(const std::string& v) {
+    std::vector<std::string> out;
+    for (size_t start = 0;;) {
+        size_t comma = v.find(',', start);
+        out.push_back(v.substr(start, comma - start));
+        if (comma == std::string::npos) return out;
+        start = comma + 1;
+    }
+}
+
+/// Builds the steps, renaming the driver's temporary files as it goes.
+class Planner {
+public:
+    Planner(LinkPlan& plan, const compile::DriverJobs& jobs, const FindSplitObject& find)
+        : plan_(plan), temp_(jobs.temp_dir + "/"), find_(find) {}
+
+    /// Plans every job; false (with `why`) at the first one it cannot reproduce.
+    bool run(const std::vector<std::vector<std::string>>& jobs) {
+        for (size_t j = 0; j < jobs.size(); ++j)
+            if (!job(j, jobs[j])) return false;
+        if (!final_) return fail("no job of the driver writes '" + plan_.analysis.output + "'");
+        return true;
+    }
+
+    std::string why;
+
+private:
+    bool fail(std::string text) {
+        why = std::move(text);
+        return false;
+    }
+
+    /// Where the temporary file starts in `w` (whole word or after '='), or npos.
+    size_t temp_at(const std::string& w) const {
+        size_t at = w.find(temp_);
+        if (at == std::string::npos || (at != 0 && w[at - 1] != '=')) return std::string::npos;
+        return at;
+    }
+
+    Step base(StepKind kind, std::string description) const {
+        Step s;
+        s.kind = kind;
+        s.cwd = plan_.analysis.command.cwd;
+        s.env = plan_.analysis.command.env;
+        s.description = std::move(description) + " " + plan_.analysis.output;
+        return s;
+    }
+
+    /// `job` with every temporary file renamed: outputs (listed in `outs`, by
+    /// temporary name) to their new names, inputs to the names earlier steps
+    /// gave them. False when a temporary file is neither.
+    bool rename(Step& s, std::vector<std::string> job,
+                const std::map<std::string, std::string>& outs) {
+        for (std::string& w : job) {
+            size_t at = temp_at(w);
+            if (at == std::string::npos) continue;
+            std::string temp = w.substr(at);
+            if (auto o = outs.find(temp); o != outs.end()) {
+                w = w.substr(0, at) + o->second;
+                s.outputs.push_back(o->second);
+            } else if (auto r = renamed_.find(temp); r != renamed_.end()) {
+                w = w.substr(0, at) + r->second;
+                s.inputs.push_back(r->second);
+            } else {
+                return fail("the driver's job '" + std::string(compile::base_name(job[0])) +
+                            "' reads a temporary file no earlier job writes");
+            }
+        }
+        s.argv = std::move(job);
+        for (const auto& [temp, name] : outs)
+            renamed_[temp] = name;
+        return true;
+    }
+
+    bool job(size_t j, const std::vector<std::string>& job) {
+        std::string_view prog = compile::base_name(job[0]);
+        const std::string dir = plan_.private_dir + "/";
+        const std::string index = std::to_string(j);
+        if (prog.starts_with("clang-offload-bundler") && has_word(job, "-unbundle"))
+            return unbundle(j, job);
+        if (prog.starts_with("clang-offload-bundler")) {
+            if (!hipfb_.empty()) return fail("the driver bundles twice");
+            hipfb_ = dir + "fatbin.hipfb";
+            Step s = base(StepKind::Fatbin, "HIP fatbin");
+            if (!rename(s, job, {{value_of(job, "-output="), hipfb_}})) return false;
+            plan_.steps.push_back(std::move(s));
+            return true;
+        }
+        if ((prog == "lld" || prog.starts_with("lld-") || prog == "ld.lld") &&
+            !value_of(job, "-plugin-opt=mcpu=").empty()) {
+            std::string arch = value_of(job, "-plugin-opt=mcpu=");
+            Step s = base(StepKind::DeviceLink, "HIP link " + arch);
+            s.arch = arch;
+            std::string out = dir + safe_arch(arch) + "-" + index + ".out";
+            if (!rename(s, job, {{after(job, "-o"), out}})) return false;
+            if (s.outputs.empty()) return fail("the device link names no temporary output");
+            plan_.archs.push_back(arch);
+            plan_.steps.push_back(std::move(s));
+            return true;
+        }
+        if (prog.starts_with("llvm-mc")) return fatbin_object(job);
+        if (after(job, "-o") == plan_.analysis.output) {
+            Step s = base(StepKind::HostLink, "HIP host link");
+            if (!rename(s, job, {})) return false;
+            s.outputs.push_back(plan_.analysis.output);
+            final_ = true;
+            plan_.steps.push_back(std::move(s));
+            return true;
+        }
+        return fail("the driver's link runs '" + std::string(prog) + "'");
+    }
+
+    /// An object's parts: from its split compile when there is one, else a step.
+    bool unbundle(size_t j, const std::vector<std::string>& job) {
+        const std::string input = value_of(job, "-input=");
+        const std::vector<std::string> targets = split_commas(value_of(job, "-targets="));
+        std::vector<std::string> outs;
+        for (size_t i = 1; i < job.size(); ++i)
+            if (job[i].starts_with("-output=")) outs.push_back(job[i].substr(8));
+        if (outs.size() != targets.size())
+            return fail("an unbundle job's outputs and targets differ");
+        std::vector<std::string> parts; // the split compile's file of each target
+        if (const SplitObject* so = find_(input)) {
+            for (const std::string& t : targets) {
+                std::string arch = compile::bundle_entry_arch(t);
+                if (t.starts_with("host-"))
+                    parts.push_back(so->private_dir + "/host.o");
+                else if (std::find(so->archs.begin(), so->archs.end(), arch) != so->archs.end())
+                    parts.push_back(so->private_dir + "/" + safe_arch(arch) + ".o");
+                else
+                    break;
+            }
+        }
+        if (parts.size() == targets.size()) {
+            for (size_t k = 0; k < outs.size(); ++k)
+                renamed_[outs[k]] = parts[k];
+            return true;
+        }
+        Step s = base(StepKind::Unbundle, "HIP unbundle " + input + " for");
+        std::map<std::string, std::string> names;
+        for (size_t k = 0; k < outs.size(); ++k)
+            names[outs[k]] =
+                plan_.private_dir + "/u" + std::to_string(j) + "-" + std::to_string(k) + ".o";
+        if (!rename(s, job, names)) return false;
+        s.inputs.push_back(input);
+        plan_.steps.push_back(std::move(s));
+        return true;
+    }
+
+    /// The object embedding the fat binary: llvm-mc reads the driver's assembly
+    /// from a pipe instead of its temporary .mcin file.
+    bool fatbin_object(std::vector<std::string> job) {
+        if (hipfb_.empty()) return fail("llvm-mc runs before the fat binary is made");
+        for (char c : hipfb_)
+            if (c == '\'' || c == '"' || c == '\\' || c == '%' || c == '\n')
+                return fail("the fat binary's path needs quoting in assembly");
+        size_t mcin = 0;
+        for (size_t i = 1; i < job.size(); ++i)
+            if (temp_at(job[i]) == 0 && job[i].ends_with(".mcin")) {
+                job[i] = "-";
+                ++mcin;
+            }
+        if (mcin != 1) return fail("llvm-mc does not read one assembly file");
+        Step s = base(StepKind::FatbinObject, "HIP fatbin object");
+        const std::string obj = plan_.private_dir + "/fatbin.o";
+        if (!rename(s, job, {{after(job, "-o"), obj}})) return false;
+        if (s.outputs != std::vector<std::string>{obj})
+            return fail("llvm-mc does not write one temporary object");
+        s.inputs.push_back(hipfb_);
+        std::string script =
+            "printf '" + fatbin_assembly(hipfb_) + "' | " + compile::join_command(s.argv);
+        s.argv = {"/bin/sh", "-c", script};
+        plan_.steps.push_back(std::move(s));
+        return true;
+    }
+
+    LinkPlan& plan_;
+    std::string temp_;
+    const FindSplitObject& find_;
+    std::map<std::string, std::string> renamed_; ///< temporary file -> its name in the plan
+    std::string hipfb_;
+    bool final_ = false;
+};
+
+} // namespace
+
+LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs,
+                        const FindSplitObject& find) {
+    LinkPlan plan;
+    plan.analysis = std::move(a);
+    if (!plan.analysis.decision.split()) return plan;
+    plan.private_dir = plan.analysis.output + ".phc";
+    Planner p(plan, jobs, find);
+    if (!p.run(jobs.jobs)) {
+        plan.steps.clear();
+        plan.archs.clear();
+        plan.analysis.decision = {compile::Reason::LinkUnmodelled, p.why};
+    } else if (plan.archs.size() < 2) {
+        plan.steps.clear();
+        plan.analysis.decision = {compile::Reason::SingleArch,
+                                  "the driver links fewer than two architectures"};
+    }
+    return plan;
+}
+
+Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find) {
+    if (!a.decision.split()) {
+        LinkPlan p;
+        p.analysis = std::move(a);
+        return p;
+    }
+    compile::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
+    auto jobs = compile::run_driver_jobs(req);
+    if (!jobs) return jobs.error();
+    return make_link_plan(std::move(a), *jobs, find);
+}
+
+} // namespace phc::split
