@@ -378,6 +378,8 @@ Result<DriverJobs> run_driver_jobs(const ProbeRequest& original) {
     if (!text) return text.error();
     DriverJobs d;
     d.jobs = jobs_of(*text);
+    if (size_t at = text->find("clang version "); at != std::string::npos)
+        d.clang_major = std::atoi(text->c_str() + at + 14);
     d.temp_dir = scratch.dir();
     for (auto& job : d.jobs)
         for (std::string& w : job)

@@ -101,6 +101,7 @@ Result<ProbeResult> run_probe(const ProbeRequest& req);
 struct DriverJobs {
     std::vector<std::vector<std::string>> jobs; ///< each job's words, in order
     std::string temp_dir;                       ///< prefix of every temporary file
+    int clang_major = 0; ///< from the "clang version N.M" line; 0 when there is none
 };
 
 /// Runs `argv -###` once, uncached (links: their jobs name every input).

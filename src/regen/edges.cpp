@@ -158,6 +158,7 @@ Names unique_names(const ninja::Manifest& m) {
     n.bundle = unused_name(m, n.bundle, false);
     n.host = unused_name(m, n.host, false);
     n.pool = unused_name(m, n.pool, true);
+    n.step = unused_name(m, n.step, false);
     return n;
 }
 
@@ -175,6 +176,10 @@ std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs
         names.host,
         {var("command", "$PHC_COMMAND"), var("description", "HIP host $PHC_OBJECT"),
          var("depfile", "$PHC_DEPFILE"), var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT")}});
+    out.push_back(
+        ninja::RuleStatement{names.step,
+                             {var("command", "$PHC_COMMAND"), var("description", "$PHC_DESC"),
+                              var("restat", "$PHC_RESTAT")}});
     return out;
 }
 
@@ -295,6 +300,8 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             b.bindings.push_back(literal("PHC_OBJECT", object));
             break;
         }
+        default: // link steps: render_link
+            break;
         case split::StepKind::Host:
             b.rule = names.host;
             b.bindings.push_back(host_shares ? var("PHC_COMMAND", host_command)
@@ -358,7 +365,52 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.split = true;
     for (const auto& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+    d.rdc = plan->rdc &&
+            compile::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";
     if (plan_out) *plan_out = std::move(*plan);
+    return r;
+}
+
+Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Names& names,
+                     bool device_pool) {
+    Rendered r;
+    r.d.object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
+    r.d.link = true;
+    r.d.code = std::string(compile::reason_code(plan.analysis.decision.reason));
+    r.d.text = plan.analysis.decision.text;
+    if (!plan.split()) return r;
+    for (const split::GraphEdge& e : split::step_edges(plan.steps, plan.analysis.command.cwd,
+                                                       plan.analysis.output, in_build_dir)) {
+        const split::Step& s = *e.step;
+        ninja::BuildStatement b;
+        b.rule = names.step;
+        b.outputs = e.outputs;
+        b.inputs = e.inputs;
+        b.implicit = e.implicit;
+        b.order_only = carry.order_only;
+        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+        b.bindings.push_back(literal("PHC_DESC", s.description));
+        if (e.final) {
+            // The host link stands for the original edge: its outputs, and its
+            // inputs (the objects, libraries) as implicit ones.
+            b.outputs = carry.outputs;
+            b.implicit_outputs = carry.implicit_outputs;
+            b.implicit.insert(b.implicit.end(), carry.inputs.begin(), carry.inputs.end());
+            b.implicit.insert(b.implicit.end(), carry.implicit.begin(), carry.implicit.end());
+            b.validations = carry.validations;
+            if (!carry.restat.empty()) b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
+            if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
+        } else if (s.kind == split::StepKind::DeviceLink && device_pool) {
+            b.bindings.push_back(var("pool", names.pool));
+        }
+        if (auto st = ninja::render_to(r.text, b); !st) {
+            r.error = st.error().message;
+            r.text.clear();
+            return r;
+        }
+    }
+    r.d.split = true;
+    r.d.archs = plan.archs;
     return r;
 }
 

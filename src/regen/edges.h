@@ -4,6 +4,7 @@
 
 #include "ninja/manifest.h"
 #include "ninja/statements.h"
+#include "split/link.h"
 #include "split/plan.h"
 #include "util/error.h"
 
@@ -19,7 +20,8 @@ struct Names {
     std::string bundle = "PHC_HIP_BUNDLE";
     std::string host = "PHC_HIP_HOST";
     std::string pool = "phc_hip_device";
-    std::string args = "PHC_ARGS"; ///< prefix of file variables (a unique hash follows)
+    std::string args = "PHC_ARGS";     ///< prefix of file variables (a unique hash follows)
+    std::string step = "PHC_HIP_STEP"; ///< link steps: $PHC_COMMAND, $PHC_DESC
 };
 
 /// Picks names that no rule or pool of `m` already uses.
@@ -58,6 +60,10 @@ struct EdgeDecision {
     std::string code;               ///< reason code ("split", "single-arch", ...)
     std::string text;               ///< human explanation
     std::vector<std::string> archs; ///< architectures, bundle order, when split
+    /// An RDC compile split with its files in "<object>.phc/" (<arch>.o bitcode,
+    /// host.o), where a split link reads them.
+    bool rdc = false;
+    bool link = false; ///< the edge is an RDC link (archs: its device links)
 };
 
 /// Rules shared between objects: name and text, to declare once at the top.
@@ -72,6 +78,13 @@ struct Rendered {
     SharedRules rules;
     std::string error; ///< why the edge cannot be planned (e.g. a failed probe); regen fails
 };
+
+/// The edges of a split RDC link replacing the edge `carry` came from: each
+/// step keeps its own inputs; the host link takes over the original outputs,
+/// inputs (as implicit ones), order-only dependencies, restat and pool; device
+/// links go to the device pool when `device_pool`.
+Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Names& names,
+                     bool device_pool);
 
 /// The full way for one edge: analyse its evaluated `command`, probe the
 /// compiler, plan, and render the edges that replace the edge `carry` came

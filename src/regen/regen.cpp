@@ -8,6 +8,7 @@
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "regen/shapes.h"
+#include "split/link.h"
 #include "split/plan.h"
 #include "util/file.h"
 #include "util/text_arena.h"
@@ -48,6 +49,14 @@ private:
     bool on_ = false;
     std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
+
+/// Cheap test that a command may be an RDC HIP link (planned after the compiles).
+bool looks_like_rdc_link(std::string_view cmd) {
+    return cmd.find("-fgpu-rdc") != std::string_view::npos &&
+           (cmd.find("--hip-link") != std::string_view::npos ||
+            cmd.find("hipcc") != std::string_view::npos) &&
+           cmd.find(" -c ") == std::string_view::npos && !cmd.ends_with(" -c");
+}
 
 /// Cheap test that a command may be a HIP compile worth analysing.
 bool looks_like_hip(std::string_view cmd) {
@@ -148,6 +157,7 @@ struct Outcome {
         Generator, ///< a generator edge (regen may hook it)
         Other,     ///< not a HIP compile
         Hip,       ///< looks like a HIP compile: `d` says what became of it
+        Link,      ///< looks like an RDC link: planned after the compiles (plan_links)
     } kind = Kind::Skip;
     EdgeDecision d;
     std::string text;          ///< the rendered split edges, when d.split (planned alone)
@@ -184,6 +194,10 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
     auto command = e.evaluate("command");
     if (!command) {
         o.error = edge_error(c.m, e, command.error().message);
+        return o;
+    }
+    if (looks_like_rdc_link(*command)) {
+        o.kind = Outcome::Kind::Link;
         return o;
     }
     if (!looks_like_hip(*command)) {
@@ -225,6 +239,58 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
                              "PHC_REGEN_SHAPES=0 and report it");
     }
     return o;
+}
+
+/// Plans the RDC link `edge` once the compiles are planned: `find` names the
+/// objects whose split wrote per-architecture files. A link that is not an RDC
+/// HIP link is Other; one whose driver cannot be asked is left alone.
+Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObject& find) {
+    Outcome o;
+    o.kind = Outcome::Kind::Link;
+    ninja::EdgeRef e = c.m.edge(edge);
+    auto command = e.evaluate("command");
+    auto carry = carry_of(e);
+    if (!command || !carry) {
+        o.error = edge_error(c.m, e, !command ? command.error().message : carry.error().message);
+        return o;
+    }
+    compile::LinkAnalysis a = compile::analyze_link_string(*command, {});
+    if (a.decision.reason == compile::Reason::LinkNotRdc ||
+        a.decision.reason == compile::Reason::NoCompile) {
+        o.kind = Outcome::Kind::Other;
+        return o;
+    }
+    auto rsp = e.evaluate_unescaped("rspfile");
+    if (a.decision.split() && rsp && !rsp->empty())
+        a.decision = {compile::Reason::LinkUnmodelled, "the link reads a ninja rspfile"};
+    if (a.decision.split() && !a.command.cwd.empty())
+        a.decision = {compile::Reason::LinkUnmodelled, "the link runs in another directory"};
+    auto plan = split::plan_link(std::move(a), find);
+    if (!plan) {
+        split::LinkPlan left;
+        left.analysis.decision = {compile::Reason::LinkUnmodelled, plan.error().message};
+        plan = std::move(left);
+    }
+    Rendered r = render_link(*plan, *carry, c.names, c.device_pool);
+    if (!r.error.empty()) o.error = edge_error(c.m, e, r.error);
+    o.d = std::move(r.d);
+    o.text = std::move(r.text);
+    return o;
+}
+
+/// plan_link_edge() for every link plan_all() put aside, with the RDC objects
+/// its compile edges were split into.
+void plan_links(const Context& c, std::vector<Outcome>& done) {
+    std::map<std::string, split::SplitObject> objects;
+    for (const Outcome& o : done)
+        if (o.kind == Outcome::Kind::Hip && o.d.split && o.d.rdc)
+            objects[o.d.object] = split::SplitObject{o.d.object + ".phc", o.d.archs};
+    auto find = [&](const std::string& path) -> const split::SplitObject* {
+        auto it = objects.find(path);
+        return it == objects.end() ? nullptr : &it->second;
+    };
+    for (size_t i = 0; i < done.size(); ++i)
+        if (done[i].kind == Outcome::Kind::Link) done[i] = plan_link_edge(c, i, find);
 }
 
 /// plan_one() for every edge, on `threads_wanted` threads (0: a core each, up to 8,
@@ -288,6 +354,7 @@ Result<Summary> run(const Options& opts) {
     const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
     std::vector<util::TextArena> arenas;
     std::vector<Outcome> done = plan_all(context, opts.shapes, opts.threads, arenas);
+    plan_links(context, done);
     timer.done("plan");
     sum.decisions.reserve(static_cast<size_t>(std::count_if(
         done.begin(), done.end(), [](const Outcome& o) { return o.kind == Outcome::Kind::Hip; })));
@@ -305,9 +372,14 @@ Result<Summary> run(const Options& opts) {
             ++sum.other_edges;
             continue;
         case Outcome::Kind::Hip:
+        case Outcome::Kind::Link:
             break;
         }
-        if (o.d.split) {
+        if (o.d.split && o.d.link) {
+            m.replace_text(m.edge(i).statement(), std::move(o.text));
+            ++sum.links_split;
+            sum.device_links += o.d.archs.size();
+        } else if (o.d.split) {
             if (o.rules)
                 for (const auto& [name, text] : *o.rules)
                     if (declared.insert(name).second)
@@ -328,7 +400,7 @@ Result<Summary> run(const Options& opts) {
 
     const std::string origin = in_place ? original_path(opts.manifest) : src->path;
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
-    if (sum.objects_split > 0) {
+    if (sum.objects_split > 0 || sum.links_split > 0) {
         for (auto& r : split_rules(names, opts.device_jobs)) {
             head.push_back(std::move(r));
             head.push_back(ninja::RawStatement{"\n"});
@@ -388,6 +460,9 @@ std::string summary_line(const Summary& s, bool dry_run) {
     std::string line =
         fmt::format("phc-ninja regen: {} {} objects into {} device edges",
                     dry_run ? "would split" : "split", s.objects_split, s.device_edges);
+    if (s.links_split > 0)
+        line += fmt::format("; split {} RDC link{} into {} device links", s.links_split,
+                            s.links_split == 1 ? "" : "s", s.device_links);
     if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
     line += fmt::format("; {} other edges; {} compiler probe{}", s.other_edges, s.probes_run,
                         s.probes_run == 1 ? "" : "s");

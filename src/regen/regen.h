@@ -30,6 +30,8 @@ struct Options {
 struct Summary {
     size_t objects_split = 0;
     size_t device_edges = 0;
+    size_t links_split = 0;             ///< RDC links split per architecture
+    size_t device_links = 0;            ///< their device-link edges
     size_t reused = 0;                  ///< split edges planned from their shape (shapes.h)
     size_t other_edges = 0;             ///< edges that are not HIP compiles
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code

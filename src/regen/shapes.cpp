@@ -151,6 +151,7 @@ struct ShapeProgram {
     size_t argv0 = 0;               ///< command word position of the compiler
     std::string code, why;          ///< the decision
     std::vector<std::string> archs;
+    bool rdc = false;                         ///< EdgeDecision::rdc
     std::shared_ptr<const SharedRules> rules; ///< Rendered::rules, null for none
 };
 
@@ -451,6 +452,7 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     prog->code = std::move(r.d.code);
     prog->why = std::move(r.d.text);
     prog->archs = std::move(r.d.archs);
+    prog->rdc = r.d.rdc;
     if (!r.rules.empty()) prog->rules = std::make_shared<const SharedRules>(std::move(r.rules));
     prog->reusable = true;
     return prog;
@@ -515,6 +517,7 @@ bool ShapeCache::render(std::string_view command, const Carry& carry, std::strin
     d.code = p.code;
     d.text = p.why;
     d.archs = p.archs;
+    d.rdc = p.rdc;
     rules = p.rules;
     return true;
 }

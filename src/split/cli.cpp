@@ -137,7 +137,12 @@ int cli_main(int argc, char** argv) {
             bad.decision = {compile::Reason::NotSimple, r.reason};
             return bad;
         }();
-    if (an.decision.reason == compile::Reason::NoCompile) return explain_link(a, argv[0]);
+    if (an.decision.reason == compile::Reason::NoCompile) {
+        std::string cmd = a.words.size() == 1 ? a.words[0] : compile::join_command(a.words);
+        if (compile::analyze_link_string(cmd, a.input).decision.reason !=
+            compile::Reason::LinkNotRdc)
+            return explain_link(a, argv[0]);
+    }
     compile::ProbeCache probes(a.probe_cache);
     auto p = plan(std::move(an), probes, a.plan);
     if (!p) {

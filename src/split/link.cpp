@@ -134,7 +134,11 @@ private:
             std::string arch = value_of(job, "-plugin-opt=mcpu=");
             Step s = base(StepKind::DeviceLink, "HIP link " + arch);
             s.arch = arch;
-            std::string out = dir + safe_arch(arch) + "-" + index + ".out";
+            // Named by the architecture alone: adding another one leaves this
+            // step's command as it was, so ninja does not run it again.
+            std::string out = dir + safe_arch(arch) + ".out";
+            if (std::find(plan_.archs.begin(), plan_.archs.end(), arch) != plan_.archs.end())
+                out = dir + safe_arch(arch) + "-" + index + ".out";
             if (!rename(s, job, {{after(job, "-o"), out}})) return false;
             if (s.outputs.empty()) return fail("the device link names no temporary output");
             plan_.archs.push_back(arch);
@@ -233,6 +237,16 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs
     plan.analysis = std::move(a);
     if (!plan.analysis.decision.split()) return plan;
     plan.private_dir = plan.analysis.output + ".phc";
+    if (jobs.clang_major >= 19) {
+        // clang 19's driver writes the fat binary's assembly from the symbols
+        // the host objects leave undefined (__hip_fatbin_<id>): it reads the
+        // objects, which do not exist when the build is planned.
+        plan.analysis.decision = {compile::Reason::LinkUnmodelled,
+                                  "clang " + std::to_string(jobs.clang_major) +
+                                      " derives the fat binary's object from the host objects' "
+                                      "symbols, which the split does not model yet"};
+        return plan;
+    }
     Planner p(plan, jobs, find);
     if (!p.run(jobs.jobs)) {
         plan.steps.clear();

@@ -257,6 +257,7 @@ Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const Pla
     plan.cuid = make_cuid(a);
     plan.private_dir = opts.private_dir.empty() ? a.output + ".phc" : opts.private_dir;
     plan.bundle = probe.rdc ? a.output : plan.private_dir + "/bundle.hipfb";
+    plan.rdc = probe.rdc;
     std::vector<std::string> objects;
     for (const std::string& arch : probe.archs) {
         plan.steps.push_back(device_step(a, plan, arch, opts));

@@ -63,6 +63,7 @@ struct Plan {
     /// the host object and the device bitcode) the compile's output itself.
     std::string bundle;
     std::vector<Step> steps; ///< device steps (bundle order), then bundle, then host
+    bool rdc = false;        ///< relocatable device code: host object and bitcode bundled
 
     bool split() const { return analysis.decision.split(); }
 };

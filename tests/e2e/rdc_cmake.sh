@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # phc-ninja regen on samples/rdc-hip (relocatable device code, -fgpu-rdc, three
 # architectures, device functions shared between an OBJECT library and an
-# executable): every object byte-identical to the driver's own compile with the
-# same CUID, the executable identical to the driver's link of those objects,
-# no-op after a build, exact rebuilds, adding an architecture.
+# executable): compiles and the link split per architecture; every object
+# byte-identical to the driver's own compile with the same CUID, the executable
+# identical to the driver's link of those objects, no-op after a build, exact
+# rebuilds, adding an architecture compiles and links only its device code.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 export PHC_REGEN_VERIFY=1
 dir=$(suite_dir rdc_cmake)
@@ -45,11 +46,16 @@ linked_identically() {
 
 configure "gfx906;gfx90a;gfx1030"
 "$PHC" regen -C "$b" | tee "$dir/regen.out"
-grep -q "split 4 objects into 12 device edges" "$dir/regen.out" || fail "unexpected summary: $(cat "$dir/regen.out")"
+grep -q "split 4 objects into 12 device edges; split 1 RDC link into 3 device links" "$dir/regen.out" ||
+  fail "unexpected summary: $(cat "$dir/regen.out")"
+for arch in gfx906 gfx90a gfx1030; do
+  grep -q "^build phc_rdc.phc/$arch.out: PHC_HIP_STEP .*math.hip.o.phc/$arch.o" "$b/build.ninja" ||
+    fail "no $arch device link reading the split compile's bitcode"
+done
 ninja -C "$b" >/dev/null 2>&1 || fail "first build failed"
 for o in $(objs); do identical "$o"; done
 linked_identically
-pass "4 RDC objects split and byte-identical to the driver's; the executable links identically"
+pass "4 RDC objects and the link split; objects and executable byte-identical to the driver's"
 
 no_work "after a full build"
 pass "no work after a full build"
@@ -62,7 +68,9 @@ for step in "HIP gfx906 " "HIP gfx90a " "HIP gfx1030 " "HIP host " "HIP bundle "
   expect_eq "'$step' edges for math.hip after touching tuning.h" 1 "$n"
 done
 grep -Eq "(table|kernels|main)\.hip" <<<"$w" && fail "touching tuning.h rebuilds other objects: $w"
-grep -q "Linking HIP executable phc_rdc" <<<"$w" || fail "touching tuning.h does not relink: $w"
+for step in "HIP link gfx906 " "HIP link gfx90a " "HIP link gfx1030 " "HIP fatbin phc_rdc" "HIP host link phc_rdc"; do
+  grep -q "$step" <<<"$w" || fail "touching tuning.h does not run '$step': $w"
+done
 sed -i 's/PHC_RDC_SCALE 2.0f/PHC_RDC_SCALE 3.0f/' "$src/src/tuning.h"
 ninja -C "$b" >/dev/null 2>&1 || fail "rebuild failed"
 no_work "after the rebuild"
@@ -74,9 +82,11 @@ pass "a header change rebuilds exactly its object's edges and the link, identica
 configure "gfx906;gfx90a;gfx1030;gfx908"
 "$PHC" regen -C "$b" --quiet
 w=$(work)
-grep -Eq "HIP (gfx906|gfx90a|gfx1030|host) " <<<"$w" && fail "adding gfx908 recompiles other steps: $w"
+grep -Eq "HIP (gfx906|gfx90a|gfx1030|host) .*\.hip\.o" <<<"$w" && fail "adding gfx908 recompiles other steps: $w"
+grep -Eq "HIP link (gfx906|gfx90a|gfx1030) " <<<"$w" && fail "adding gfx908 relinks other architectures: $w"
 expect_eq "new gfx908 device edges" 4 "$(grep -c "HIP gfx908 " <<<"$w" || true)"
+expect_eq "new gfx908 device links" 1 "$(grep -c "HIP link gfx908 " <<<"$w" || true)"
 ninja -C "$b" >/dev/null 2>&1 || fail "build with gfx908 failed"
 for o in $(objs); do identical "$o"; done
 linked_identically
-pass "adding gfx908 compiles only its device code; objects and executable still identical"
+pass "adding gfx908 compiles and links only its device code; objects and executable still identical"

@@ -137,9 +137,9 @@ TEST_CASE("rules regen adds: names avoid clashes; the pool only with --device-jo
     CHECK(n.host == "PHC_HIP_HOST_2");
     CHECK(n.device == "PHC_HIP_DEVICE");
     CHECK(n.pool == "phc_hip_device_2");
-    CHECK(regen::split_rules(n, 0).size() == 3);
+    CHECK(regen::split_rules(n, 0).size() == 4); // device, bundle, host, link step
     auto with_pool = regen::split_rules(n, 3);
-    REQUIRE(with_pool.size() == 4);
+    REQUIRE(with_pool.size() == 5);
     CHECK(std::get<ninja::PoolStatement>(with_pool[0]).depth == 3);
 }
 
