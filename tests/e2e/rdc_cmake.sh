@@ -90,3 +90,33 @@ ninja -C "$b" >/dev/null 2>&1 || fail "build with gfx908 failed"
 for o in $(objs); do identical "$o"; done
 linked_identically
 pass "adding gfx908 compiles and links only its device code; objects and executable still identical"
+
+# A device link that fails for one architecture fails the build with lld's message.
+cp "$src/src/kernels.hip" "$dir/kernels.good"
+cat >>"$src/src/kernels.hip" <<'K'
+#if defined(__gfx90a__)
+__device__ int phc_e2e_missing_for_gfx90a(int);
+__global__ void broken_kernel(int* p) { p[0] = phc_e2e_missing_for_gfx90a(p[0]); }
+#endif
+K
+if ninja -C "$b" >"$dir/fail.out" 2>&1; then fail "a link with a gfx90a-only undefined symbol succeeded"; fi
+grep -q "undefined .*phc_e2e_missing_for_gfx90a" "$dir/fail.out" || fail "lld's message is missing: $(cat "$dir/fail.out")"
+grep -q "FAILED: phc_rdc.phc/gfx90a.out" "$dir/fail.out" || fail "the failing edge is not gfx90a's device link: $(grep FAILED "$dir/fail.out")"
+cp "$dir/kernels.good" "$src/src/kernels.hip"
+ninja -C "$b" >/dev/null 2>&1 || fail "build after the fix failed"
+linked_identically
+pass "an undefined device symbol for gfx90a fails its device link with lld's message; the fix links"
+
+# hipcc as the compiler and linker: compiles and link split, identical.
+rm -rf "$b"
+cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
+  -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >/dev/null
+sed -i 's#/usr/bin/clang++-15 #/usr/bin/hipcc #' "$b/build.ninja" "$b/CMakeFiles/rules.ninja"
+"$PHC" regen -C "$b" >"$dir/regen.out"
+grep -q "split 4 objects into 8 device edges; split 1 RDC link into 2 device links" "$dir/regen.out" ||
+  fail "hipcc: unexpected summary: $(cat "$dir/regen.out")"
+ninja -C "$b" >/dev/null 2>&1 || fail "hipcc build failed"
+for o in $(objs); do identical "$o"; done
+linked_identically
+no_work "hipcc, after a full build"
+pass "through hipcc: RDC compiles and link split, identical, no-op after the build"
