@@ -265,12 +265,20 @@ const char* refused_kind(mode_t mode) {
 
 } // namespace
 
-Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces,
-                         Sync sync) {
+namespace {
+
+/// Where and how write_file_atomic() writes `given`.
+struct Destination {
+    WriteMode mode = WriteMode::Create;
+    std::string path; ///< the file to create or replace (a link's final target), or to open
+    mode_t perms = 0; ///< a created or replaced file's permission bits
+};
+
+Result<Destination> destination(const std::string& given) {
     struct stat st {};
     if (::lstat(given.c_str(), &st) != 0) {
         if (errno != ENOENT) return errno_error("cannot examine file", given);
-        return replace_regular(given, given, pieces, sync, 0666 & ~current_umask());
+        return Destination{WriteMode::Create, given, 0666 & ~current_umask()};
     }
     const bool link = S_ISLNK(st.st_mode);
     if (link && ::stat(given.c_str(), &st) != 0)
@@ -279,18 +287,60 @@ Status write_file_atomic(const std::string& given, std::span<const std::string_v
             "resolved: {}",
             given, std::strerror(errno)));
     if (S_ISREG(st.st_mode)) {
-        if (!link) return replace_regular(given, given, pieces, sync, st.st_mode & 07777);
+        if (!link) return Destination{WriteMode::Replace, given, st.st_mode & 07777};
         // Replace the link's final target; the link stays.
         char real[PATH_MAX];
         if (!::realpath(given.c_str(), real))
             return make_error(fmt::format(
                 "{}: error: refusing to write through a link whose target cannot be resolved: {}",
                 given, std::strerror(errno)));
-        return replace_regular(given, real, pieces, sync, st.st_mode & 07777);
+        return Destination{WriteMode::Replace, real, st.st_mode & 07777};
     }
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_through(given, pieces);
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+        return Destination{WriteMode::Through, given, 0};
     return make_error(fmt::format("{}: error: refusing to write: it is {}{}", given,
                                   link ? "a link to " : "", refused_kind(st.st_mode)));
+}
+
+} // namespace
+
+Result<WriteMode> write_mode(const std::string& path) {
+    auto d = destination(path);
+    if (!d) return d.error();
+    return d->mode;
+}
+
+Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces,
+                         Sync sync) {
+    auto d = destination(given);
+    if (!d) return d.error();
+    if (d->mode == WriteMode::Through) return write_through(given, pieces);
+    return replace_regular(given, d->path, pieces, sync, d->perms);
+}
+
+FileId file_id(const std::string& path) {
+    FileId id;
+    std::error_code ec;
+    std::string normal = std::filesystem::absolute(path, ec).lexically_normal().string();
+    if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+    // The path as the kernel resolves it, else lexically normalised ("a/missing/../b").
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 || ::stat(normal.c_str(), &st) == 0) {
+        id.exists = true;
+        id.dev = st.st_dev;
+        id.ino = st.st_ino;
+    } else {
+        id.path = std::move(normal);
+    }
+    return id;
+}
+
+bool is_stdout(const std::string& path) {
+    if (path == "-") return true;
+    struct stat out {
+    }, st{};
+    return ::fstat(1, &out) == 0 && ::stat(path.c_str(), &st) == 0 && out.st_dev == st.st_dev &&
+           out.st_ino == st.st_ino;
 }
 
 bool file_exists(const std::string& path) {

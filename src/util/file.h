@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 
 namespace phc::util {
 
@@ -46,6 +47,36 @@ enum class Sync { Disk, None };
 /// write_file_atomic() of `pieces`, choosing whether to fsync.
 Status write_file_atomic(const std::string& path, std::span<const std::string_view> pieces,
                          Sync sync);
+
+/// What write_file_atomic() does with a path (see there).
+enum class WriteMode {
+    Create,  ///< missing: a new regular file
+    Replace, ///< a regular file, or links to one: the file is replaced by rename(2)
+    Through, ///< a character device or fifo, also through links: written into
+};
+
+/// How write_file_atomic() would treat `path` now, or the error it would refuse
+/// it with; for checking an output before any work is done.
+Result<WriteMode> write_mode(const std::string& path);
+
+/// Which file a path names, to tell whether two paths name the same file: the
+/// device and inode when it exists (links followed; a path the kernel cannot
+/// resolve is tried lexically normalised, "a/missing/../b" as "a/b"), else the
+/// normalised absolute path. Equal ids: the same file (or place, when missing).
+struct FileId {
+    bool exists = false;
+    dev_t dev = 0;
+    ino_t ino = 0;
+    std::string path; ///< only when it does not exist
+    bool operator==(const FileId&) const = default;
+};
+
+/// The FileId of `path` (relative paths against the current directory).
+FileId file_id(const std::string& path);
+
+/// True when `path` is "-" or names the file standard output is (the same
+/// device and inode: /dev/stdout, a file stdout is redirected to).
+bool is_stdout(const std::string& path);
 
 /// True when `path` is a regular file holding exactly the concatenation of `pieces`.
 /// A size that differs answers without reading; otherwise the file is compared

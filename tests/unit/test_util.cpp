@@ -488,6 +488,51 @@ TEST_CASE("atomic write: SIGINT, SIGTERM or SIGHUP during the write leave no tem
     }
 }
 
+TEST_CASE("write_mode, file_id and is_stdout") {
+    TempDir dir;
+    const std::string file = dir / "file", link = dir / "link", null = dir / "null";
+    REQUIRE(util::write_file_atomic(file, "x").ok());
+    REQUIRE(::symlink("file", link.c_str()) == 0);
+    REQUIRE(::mknod(null.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+    REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+    CHECK(*util::write_mode(dir / "missing") == util::WriteMode::Create);
+    CHECK(*util::write_mode(file) == util::WriteMode::Replace);
+    CHECK(*util::write_mode(link) == util::WriteMode::Replace);
+    CHECK(*util::write_mode(null) == util::WriteMode::Through);
+    CHECK(*util::write_mode(dir / "fifo") == util::WriteMode::Through);
+    auto d = util::write_mode(dir.path);
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.error().message == dir.path + ": error: refusing to write: it is a directory");
+
+    // Existing files by identity (links, hard links, spellings), missing ones by path.
+    REQUIRE(::link(file.c_str(), (dir / "hard").c_str()) == 0);
+    CHECK(util::file_id(file) == util::file_id(link));
+    CHECK(util::file_id(file) == util::file_id(dir / "hard"));
+    CHECK(util::file_id(file) == util::file_id(dir / "./missing/../file"));
+    CHECK(util::file_id(file) != util::file_id(null));
+    CHECK(util::file_id(dir / "a/../b") == util::file_id(dir / "b"));
+    CHECK(util::file_id(dir / "a/b/") == util::file_id(dir / "a/./b"));
+    CHECK(util::file_id(dir / "a") != util::file_id(dir / "b"));
+    CHECK(util::file_id(dir / "missing/../file") != util::file_id(dir / "file2"));
+    std::string cwd = std::filesystem::current_path().string();
+    CHECK(util::file_id("no-such-file-here") == util::file_id(cwd + "/no-such-file-here"));
+
+    CHECK(util::is_stdout("-"));
+    int saved = ::dup(1);
+    REQUIRE(saved >= 0);
+    int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    ::fflush(stdout);
+    REQUIRE(::dup2(fd, 1) == 1);
+    bool via_link = util::is_stdout(link), other = util::is_stdout(null);
+    ::dup2(saved, 1);
+    ::close(saved);
+    ::close(fd);
+    CHECK(via_link);
+    CHECK_FALSE(other);
+    CHECK_FALSE(util::is_stdout(dir / "missing"));
+}
+
 TEST_CASE("run_capture returns exit code and both streams") {
     auto r = util::run_capture({"sh", "-c", "echo out; echo err >&2; exit 3"});
     REQUIRE(r.ok());
