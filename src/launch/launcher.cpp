@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace phc::launch {
@@ -77,9 +78,13 @@ Outcome outcome_of(const RunReport& rep) {
 Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
                   const LaunchOptions& opt) {
     Tracer tracer(opt.trace_path);
+    // Only regular files: an output may be /dev/null (configure checks, probes),
+    // another device node or a fifo, which are never ours to remove.
     auto remove_outputs = [&] {
-        for (const auto& f : jobs.outputs)
-            ::unlink(f.c_str());
+        for (const auto& f : jobs.outputs) {
+            struct stat st {};
+            if (::lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(f.c_str());
+        }
     };
 
     RunOptions ro;
