@@ -1,6 +1,7 @@
 #include "regen/cli.h"
 
 #include "regen/regen.h"
+#include "util/file.h"
 
 #include <cerrno>
 #include <charconv>
@@ -29,6 +30,11 @@ CMake re-runs itself, ninja runs regen again.
   -C DIR            the build directory (default: .)
   -f FILE           the manifest, relative to DIR (default: build.ninja)
   -o OUT            write the result to OUT instead of rewriting FILE in place
+                    (rewritten included files still go next to theirs, as
+                    <file>.phc); '-' writes it to stdout and the reports to
+                    stderr, refused when included files need rewriting. A device
+                    or fifo is written through. OUT must not be a file regen
+                    reads or keeps (FILE.cmake, included files).
   --device-jobs N   run at most N device compiles at once (a ninja pool)
   --dry-run         decide and report, write nothing
   --explain         list every HIP compile edge with its decision
@@ -47,14 +53,14 @@ std::string self_path() {
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
-void print_decisions(const Summary& s) {
+void print_decisions(std::FILE* to, const Summary& s) {
     for (const auto& d : s.decisions) {
         if (d.split)
-            std::printf("split       %s  [%s]\n", d.object.c_str(),
-                        fmt::format("{}", fmt::join(d.archs, " ")).c_str());
+            std::fprintf(to, "split       %s  [%s]\n", d.object.c_str(),
+                         fmt::format("{}", fmt::join(d.archs, " ")).c_str());
         else
-            std::printf("left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
-                        d.text.c_str());
+            std::fprintf(to, "left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
+                         d.text.c_str());
     }
 }
 
@@ -100,15 +106,19 @@ int cli_main(int argc, char** argv) {
         }
     }
     std::error_code ec;
-    if (!o.output.empty()) o.output = std::filesystem::absolute(o.output, ec).string();
+    // Reports go to stderr when the manifest goes to stdout.
+    std::FILE* report = !o.output.empty() && util::is_stdout(o.output) ? stderr : stdout;
+    if (!o.output.empty() && o.output != "-")
+        o.output = std::filesystem::absolute(o.output, ec).string();
     if (::chdir(dir.c_str()) != 0) {
         std::fprintf(stderr, "phc-ninja regen: error: %s: %s\n", dir.c_str(), std::strerror(errno));
         return 1;
     }
     o.build_dir = std::filesystem::current_path(ec).string();
     // -o naming the manifest itself is an in-place rewrite (which keeps the original).
-    if (!o.output.empty() && std::filesystem::weakly_canonical(o.output, ec) ==
-                                 std::filesystem::weakly_canonical(o.manifest, ec))
+    if (!o.output.empty() && o.output != "-" &&
+        std::filesystem::weakly_canonical(o.output, ec) ==
+            std::filesystem::weakly_canonical(o.manifest, ec))
         o.output.clear();
     o.self = self_path();
     // For diagnosis and tests: PHC_REGEN_SHAPES=0 plans every edge on its own,
@@ -122,13 +132,14 @@ int cli_main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", r.error().text().c_str());
         return 1;
     }
-    if (explain) print_decisions(*r);
+    if (explain) print_decisions(report, *r);
     if (o.dry_run)
         for (const auto& d : r->decisions)
             if (d.split && !explain)
-                std::printf("would split %s into %zu device edges [%s]\n", d.object.c_str(),
-                            d.archs.size(), fmt::format("{}", fmt::join(d.archs, " ")).c_str());
-    if (!quiet || o.dry_run) std::printf("%s\n", summary_line(*r, o.dry_run).c_str());
+                std::fprintf(report, "would split %s into %zu device edges [%s]\n",
+                             d.object.c_str(), d.archs.size(),
+                             fmt::format("{}", fmt::join(d.archs, " ")).c_str());
+    if (!quiet || o.dry_run) std::fprintf(report, "%s\n", summary_line(*r, o.dry_run).c_str());
     // Everything is written; freeing the manifest would only cost time.
     std::fflush(nullptr);
     std::_Exit(0);

@@ -15,9 +15,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
@@ -141,6 +143,38 @@ Status write_if_changed(const std::string& path, std::span<const std::string_vie
     sum.written.push_back(path);
     if (dry) return Ok{};
     return util::write_file_atomic(path, pieces, sync);
+}
+
+/// Refuses an -o (not in place, not stdout) that regen cannot write, or that is a
+/// file it reads or writes besides it: CMake's original (saved or to be saved),
+/// any loaded manifest file, the rewritten copy of an included one. Files are
+/// compared by identity where they exist, by normalised absolute path otherwise.
+Status check_output(const ninja::Manifest& m, const Options& opts) {
+    if (auto mode = util::write_mode(opts.output); !mode) return mode.error();
+    const util::FileId out = util::file_id(opts.output);
+    auto refuse = [&](const std::string& path, std::string_view what) {
+        return make_error(fmt::format("{}: error: refusing to write the output over {}: {}",
+                                      opts.output, path, what));
+    };
+    const std::string original = original_path(opts.manifest);
+    if (out == util::file_id(original))
+        return refuse(original, "regen keeps CMake's original manifest there");
+    if (out == util::file_id(opts.manifest))
+        return refuse(opts.manifest, "it is the manifest (rewrite it in place: no -o)");
+    for (size_t f = 0; f < m.files().size(); ++f) {
+        const std::string& path = m.files()[f].path;
+        if (out == util::file_id(path)) return refuse(path, "regen reads it");
+        if (f > 0 && out == util::file_id(path + ".phc"))
+            return refuse(path + ".phc", "regen writes the rewritten included file there");
+    }
+    return Ok{};
+}
+
+/// Writes the top manifest to standard output (-o -).
+Status write_stdout(std::span<const std::string_view> pieces, Summary& sum, bool dry) {
+    sum.written.push_back("-");
+    if (dry || util::write_all(1, pieces)) return Ok{};
+    return make_error(fmt::format("-: error: cannot write to stdout: {}", std::strerror(errno)));
 }
 
 Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_view what) {
@@ -335,6 +369,10 @@ Result<Summary> run(const Options& opts) {
     if (!loaded) return loaded.error();
     ninja::Manifest& m = *loaded;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
+    const bool to_stdout = opts.output == "-";
+    if (!in_place && !to_stdout) {
+        if (auto st = check_output(m, opts); !st) return st.error();
+    }
     // CMake's bytes, to keep as the original: the loaded text before any edit
     // (views into the manifest, which keeps them while it lives).
     const std::vector<std::string_view> original = m.pieces(0);
@@ -423,6 +461,13 @@ Result<Summary> run(const Options& opts) {
     timer.done("apply");
     std::set<uint32_t> rewrite = files_to_write(m);
     if (auto st = redirect_includes(m, rewrite); !st) return st.error();
+    // Stdout holds one file: the top manifest, which names no rewritten copies.
+    for (uint32_t f : rewrite)
+        if (to_stdout && f != 0)
+            return make_error(
+                fmt::format("{}: error: -o - writes only the top manifest to stdout, but this "
+                            "included file needs rewriting (as {}.phc); use -o FILE",
+                            m.files()[f].path, m.files()[f].path));
     // Included files first, then CMake's original, then the top file: an
     // interruption leaves the old top file, which still names the old files.
     for (uint32_t f : rewrite) {
@@ -438,7 +483,10 @@ Result<Summary> run(const Options& opts) {
             return st.error();
     }
     const std::string target = in_place ? opts.manifest : opts.output;
-    if (auto st = write_if_changed(target, m.pieces(0), sum, opts.dry_run); !st) return st.error();
+    if (auto st = to_stdout ? write_stdout(m.pieces(0), sum, opts.dry_run)
+                            : write_if_changed(target, m.pieces(0), sum, opts.dry_run);
+        !st)
+        return st.error();
     timer.done("write");
     struct Retained {
         ninja::Manifest manifest;

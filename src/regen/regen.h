@@ -16,10 +16,13 @@ namespace phc::regen {
 /// must be the current directory when run() is called (ninja's convention).
 struct Options {
     std::string manifest = "build.ninja"; ///< the manifest to rewrite (-f)
-    std::string output;                   ///< write here instead of in place (-o); "" = in place
-    int device_jobs = 0;                  ///< >0: device edges share a pool of this depth
-    bool dry_run = false;                 ///< decide and report, write nothing
-    int threads = 0;                      ///< planning threads; 0 = one per core, up to 8
+    /// Write here instead of in place (-o); "" = in place, "-" = stdout (refused
+    /// when included files need rewriting). Never a file regen reads or writes
+    /// besides it: the manifest's files, CMake's original (FILE.cmake), `<file>.phc`.
+    std::string output;
+    int device_jobs = 0;        ///< >0: device edges share a pool of this depth
+    bool dry_run = false;       ///< decide and report, write nothing
+    int threads = 0;            ///< planning threads; 0 = one per core, up to 8
     bool shapes = true;         ///< plan once per edge shape (shapes.h), not once per edge
     bool verify_shapes = false; ///< also plan every edge the full way; a difference is an error
     std::string self;           ///< absolute path of phc-ninja, for the re-run hook
@@ -44,8 +47,10 @@ struct Summary {
 };
 
 /// Loads the manifest (from CMake's saved original when build.ninja was already
-/// rewritten), plans every edge and writes the result atomically. Nothing is
-/// written when any step fails.
+/// rewritten), plans every edge and writes the result atomically (util::
+/// write_file_atomic: a device node or fifo is written through). Nothing is
+/// written when any step fails; an output that is an input, or that cannot be
+/// written, is refused before any work.
 Result<Summary> run(const Options& opts);
 
 /// The one-line summary regen prints.
