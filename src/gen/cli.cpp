@@ -1,6 +1,7 @@
 #include "gen/cli.h"
 
 #include "gen/gen.h"
+#include "util/file.h"
 
 #include <charconv>
 #include <cstdio>
@@ -20,13 +21,21 @@ constexpr const char* kUsage =
     "\n"
     "  -p PATH            the database, or a directory holding compile_commands.json\n"
     "                     (default: ./compile_commands.json)\n"
-    "  -o FILE            the ninja file to write (default: phc.ninja)\n"
+    "  -o FILE            the ninja file to write (default: phc.ninja); '-' writes it\n"
+    "                     to stdout (the summary then goes to stderr), a device or\n"
+    "                     fifo is written through. An existing FILE is replaced only\n"
+    "                     when gen wrote it (or it is empty); the database, an\n"
+    "                     entry's source or object are refused.\n"
     "  --device-jobs N    run at most N device compiles at once (a ninja pool)\n"
     "\n"
     "Entries may use \"command\" or \"arguments\"; relative paths resolve against the\n"
     "entry's \"directory\", a relative \"directory\" against the database's. Errors\n"
     "name entries by their 0-based index. Nothing is written on error, and an\n"
     "unchanged file is not rewritten.\n"
+    "\n"
+    "gen's folder .phc-ninja/ (ninja's builddir, device objects, probe cache) goes\n"
+    "next to FILE, or in the current directory when FILE is '-', a device or a fifo\n"
+    "(paths are then spelled from the current directory).\n"
     "\n"
     "Then: ninja -f FILE, from FILE's directory (best: the entries' directory).\n";
 
@@ -85,6 +94,9 @@ int cli_main(int argc, char** argv) {
         std::fputs(kUsage, stdout);
         return 0;
     }
+    // The summary goes to stderr when the ninja file goes to stdout (decided
+    // before the run: a replaced file is another inode afterwards).
+    std::FILE* summary = util::is_stdout(req.ninja_file) ? stderr : stdout;
     auto report = run_gen(req);
     if (!report) {
         std::fprintf(stderr, "%s\n", report.error().text().c_str());
@@ -92,7 +104,7 @@ int cli_main(int argc, char** argv) {
     }
     for (const auto& note : report->notes)
         std::fprintf(stderr, "phc-ninja gen: note: %s\n", note.c_str());
-    std::printf("%s\n", summary_line(*report).c_str());
+    std::fprintf(summary, "%s\n", summary_line(*report).c_str());
     return 0;
 }
 
