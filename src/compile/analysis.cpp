@@ -305,8 +305,9 @@ Decision decide(const Facts& f, const Analysis& a) {
     if (f.side_output) return leave(R::SideOutput, "-MJ or -o - cannot be split");
     if (f.mode == Facts::Mode::Device) return leave(R::DeviceOnly, "already a device-only compile");
     if (f.mode == Facts::Mode::Host) return leave(R::HostOnly, "already a host-only compile");
-    if (f.new_driver || f.via_llvm)
-        return leave(R::NewDriver, "the new offload driver is selected");
+    // --offload-new-driver is not a reason by itself: clang 19 runs the old
+    // driver's jobs for it without -fgpu-rdc. The probe decides.
+    if (f.via_llvm) return leave(R::NewDriver, "-foffload-via-llvm selects the new offload driver");
     if (f.native) return leave(R::NativeArch, "--offload-arch=native depends on the GPU present");
     if (f.archs.empty())
         return leave(R::NoArch, "no --offload-arch: the driver picks the architecture");

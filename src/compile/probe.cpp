@@ -87,12 +87,14 @@ std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
 } // namespace
 
 std::string bundle_entry_arch(std::string_view entry) {
-    if (size_t dd = entry.find("--"); dd != std::string_view::npos)
-        return std::string(entry.substr(dd + 2));
-    size_t pos = 0;
-    for (int dashes = 0; dashes < 4 && pos != std::string_view::npos; ++dashes)
-        pos = entry.find('-', pos + (dashes ? 1 : 0));
-    return pos == std::string_view::npos ? std::string() : std::string(entry.substr(pos + 1));
+    // "<kind>-<triple>-<target ID>", the triple of three or four parts
+    // ("amdgcn-amd-amdhsa-", "amdgcn-amd-amdhsa-unknown"): the target ID starts
+    // at the last part naming a GPU ("gfx906:xnack+", "gfx9-generic").
+    std::string_view head = entry.substr(0, entry.find(':'));
+    size_t at = std::string_view::npos;
+    for (size_t k = head.find("-gfx"); k != std::string_view::npos; k = head.find("-gfx", k + 1))
+        at = k + 1;
+    return at == std::string_view::npos ? std::string() : std::string(entry.substr(at));
 }
 
 namespace {
@@ -288,6 +290,20 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
 }
 
 /// True when a host (x86) cc1 job in `jobs` carries `flag`.
+/// True when a device (amdgcn) cc1 job of the `-###` text `jobs` has `flag`.
+bool device_job_has(std::string_view jobs, std::string_view flag) {
+    for (const std::vector<std::string>& job : jobs_of(jobs)) {
+        bool device = false, has = false;
+        for (size_t i = 1; i < job.size(); ++i) {
+            device = device || (job[i] == "-triple" && i + 1 < job.size() &&
+                                has_prefix(job[i + 1], "amdgcn"));
+            has = has || job[i] == flag;
+        }
+        if (job.size() > 1 && job[1] == "-cc1" && device) return has;
+    }
+    return false;
+}
+
 bool host_job_has(std::string_view jobs, std::string_view flag) {
     for (const std::vector<std::string>& job : jobs_of(jobs)) {
         bool host = false, has = false;
@@ -366,6 +382,14 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"});
         if (!host) return host.error();
         r->host_takes_cuid = host_job_has(*host, "-cuid=phcprobecuid");
+        // clang 22 writes no depfile for a device-only compile (-MD is ignored).
+        // One architecture: an RDC device-only compile of several cannot take -o.
+        std::vector<std::string> one = {"--offload-device-only", "-MD", "-MF", "phcprobe.d"};
+        if (!r->archs.empty())
+            one.insert(one.end(), {"--no-offload-arch=all", "--offload-arch=" + r->archs[0]});
+        auto device = run_jobs(req, one);
+        if (!device) return device.error();
+        r->device_takes_depfile = device_job_has(*device, "-dependency-file");
     }
     return r;
 }

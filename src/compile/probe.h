@@ -35,6 +35,9 @@ struct ProbeResult {
     /// A host-only compile passes -cuid= on to its cc1 job; when false (clang 15 and
     /// 19 drop it) the host step needs `-Xclang -cuid=...` to match the driver's host job.
     bool host_takes_cuid = false;
+    /// A device-only compile passes -MD/-MF on to its cc1 job; when false (clang 22)
+    /// device steps ask the cc1 job for their depfile with -Xclang.
+    bool device_takes_depfile = true;
 
     /// Placeholder in bundler_args: "-input=" + kInputToken + "<k>@" is archs[k]'s object.
     static constexpr std::string_view kInputToken = "@PHC_INPUT_";

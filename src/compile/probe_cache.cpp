@@ -11,8 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-/// 2: RDC entries name the host object by kHostToken.
-constexpr int kFormat = 2;
+/// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile.
+constexpr int kFormat = 3;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";
@@ -25,7 +25,8 @@ json to_json(const ProbeResult& r) {
                 {"bundler_args", r.bundler_args},
                 {"archs", r.archs},
                 {"device_compiles", r.device_compiles},
-                {"host_takes_cuid", r.host_takes_cuid}};
+                {"host_takes_cuid", r.host_takes_cuid},
+                {"device_takes_depfile", r.device_takes_depfile}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -38,6 +39,7 @@ ProbeResult from_json(const json& j) {
     r.archs = j.at("archs").get<std::vector<std::string>>();
     r.device_compiles = j.at("device_compiles").get<size_t>();
     r.host_takes_cuid = j.at("host_takes_cuid").get<bool>();
+    r.device_takes_depfile = j.at("device_takes_depfile").get<bool>();
     return r;
 }
 

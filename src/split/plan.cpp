@@ -66,6 +66,7 @@ struct Edit {
     std::string depfile; ///< replacement for -MF
     std::vector<std::string> append;
     bool keep_targets = false; ///< -MT/-MQ stay as written (the step writes the original depfile)
+    bool drop_deps = false;    ///< leave out every depfile option (appended in another form)
 };
 
 std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
@@ -78,6 +79,12 @@ std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
     bool arch_written = false;
     for (size_t i = 1; i < argv.size(); ++i) {
         const ParsedArg* p = at[i];
+        if (e.drop_deps && p &&
+            ((p->option && (p->option->flags & compile::kDependency)) ||
+             (!p->option && !p->input && compile::is_wp_depfile(argv[i])))) {
+            i += (p->option ? p->count : 1) - 1;
+            continue;
+        }
         if (p && !p->option && !p->input && !e.output.empty() && compile::is_wp_depfile(argv[i])) {
             // -Wp,-MD,FILE / -Wp,-MMD,FILE: the same form, naming the step's depfile
             out.push_back(argv[i].substr(0, argv[i].find(',', 4)) + "," + e.depfile);
@@ -116,8 +123,8 @@ std::vector<std::string> with_launcher(const compile::CompileCommand& c,
     return out;
 }
 
-Step device_step(const compile::Analysis& a, const Plan& plan, const std::string& arch,
-                 const PlanOptions& opts) {
+Step device_step(const compile::Analysis& a, const Plan& plan, const compile::ProbeResult& probe,
+                 const std::string& arch, const PlanOptions& opts) {
     std::string base = plan.private_dir + "/" + safe_arch(arch);
     Step s;
     s.kind = StepKind::Device;
@@ -129,8 +136,15 @@ Step device_step(const compile::Analysis& a, const Plan& plan, const std::string
     Edit e{arch, false, base + ".o", base + ".d", {}};
     if (!a.explicit_output) e.append = {"-o", base + ".o"};
     if (a.writes_depfile || opts.device_depfiles) s.depfile = base + ".d";
-    if (!a.writes_depfile && opts.device_depfiles)
+    if (!s.depfile.empty() && !probe.device_takes_depfile) {
+        // The driver ignores -MD for a device-only compile: ask its cc1 job.
+        e.drop_deps = true;
+        e.append.insert(e.append.end(),
+                        {"-Xclang", "-dependency-file", "-Xclang", s.depfile, "-Xclang", "-MT",
+                         "-Xclang", s.outputs[0], "-Xclang", "-sys-header-deps"});
+    } else if (!a.writes_depfile && opts.device_depfiles) {
         e.append.insert(e.append.end(), {"-MD", "-MF", s.depfile});
+    }
     e.append.insert(e.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = with_launcher(a.command, edit_argv(a, e));
@@ -260,7 +274,7 @@ Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const Pla
     plan.rdc = probe.rdc;
     std::vector<std::string> objects;
     for (const std::string& arch : probe.archs) {
-        plan.steps.push_back(device_step(a, plan, arch, opts));
+        plan.steps.push_back(device_step(a, plan, probe, arch, opts));
         objects.push_back(plan.steps.back().outputs[0]);
     }
     if (probe.rdc) {

@@ -77,11 +77,16 @@ check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
 check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
 check c19_owncuid     "$CLANG19" -O1 -cuid=0123abcd --offload-arch=gfx906 --offload-arch=gfx90a
 check c19_nocuid      "$CLANG19" -O1 -fuse-cuid=none --offload-arch=gfx906 --offload-arch=gfx90a
+check c19_newdriver  "$CLANG19" -O2 --offload-new-driver --offload-arch=gfx906 --offload-arch=gfx90a
+# clang 22 still defaults to the old driver; Debian's ROCm 5.2 needs code object v5 and the
+# wavefront size macro its headers read (wave64 targets only).
+check c22_two        /usr/lib/llvm-22/bin/clang++ -O2 -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
 # Relocatable device code: device bitcode per architecture and the host object,
 # bundled into the object (the host step writes the depfile, naming the object).
 check c15_rdc        clang++-15 -O2 -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx906
 check hipcc_rdc      hipcc -O2 -fgpu-rdc --offload-arch=gfx906 --offload-arch=gfx1030
 check c19_rdc_compress "$CLANG19" -O2 -fgpu-rdc --offload-compress --offload-arch=gfx906 --offload-arch=gfx90a
+check c22_rdc        /usr/lib/llvm-22/bin/clang++ -O2 -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
 
 # -Wp,-MD,FILE (kbuild's spelling): each device step writes its own depfile,
 # the host step FILE, and the object is still the driver's.

@@ -195,10 +195,11 @@ TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
     ProbeCache corrupt(file);
     REQUIRE(corrupt.get(a).ok());
     CHECK(corrupt.probes_run() == 1);
-    // The main probe and the host-only probe: two runs for each real probe.
+    // The main probe, the host-only and the device-only probe: three runs for
+    // each real probe.
     auto runs = util::read_file(std::string(dir) + "/runs");
     REQUIRE(runs.ok());
-    CHECK(runs->size() == 4 * 4);
+    CHECK(runs->size() == 4 * 6);
 
     // A cache file that cannot be written (its folder is a file) loses nothing but
     // the file: the probe result is returned, and kept in memory.
@@ -252,4 +253,14 @@ TEST_CASE("probe: private TMPDIR removed afterwards, stand-ins for missing input
     CHECK(input->find(".hip") != std::string::npos);
     CHECK(input->find("gen/missing.hip") == std::string::npos);
     CHECK(system(("rm -rf " + d).c_str()) == 0);
+}
+
+TEST_CASE("bundle entries: the architecture after any spelling of the triple") {
+    CHECK(bundle_entry_arch("hipv4-amdgcn-amd-amdhsa--gfx906") == "gfx906");
+    CHECK(bundle_entry_arch("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+") == "gfx90a:xnack+");
+    CHECK(bundle_entry_arch("hip-amdgcn-amd-amdhsa-gfx1030") == "gfx1030");
+    // clang 22 RDC: a four-part triple.
+    CHECK(bundle_entry_arch("hip-amdgcn-amd-amdhsa-unknown-gfx90a:xnack-") == "gfx90a:xnack-");
+    CHECK(bundle_entry_arch("hipv4-amdgcn-amd-amdhsa--gfx9-generic") == "gfx9-generic");
+    CHECK(bundle_entry_arch("host-x86_64-unknown-linux") == "");
 }
