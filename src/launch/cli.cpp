@@ -5,6 +5,7 @@
 #include "launch/planning.h"
 #include "launch/precheck.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -100,7 +101,9 @@ int run_candidate(const std::vector<std::string>& cmd) {
         signals->reset();
         return exec_command(cmd);
     }
-    auto planned = plan_command(cmd, dir, probe_cache_path());
+    bool compile = std::find(cmd.begin(), cmd.end(), "-c") != cmd.end();
+    auto planned =
+        compile ? plan_command(cmd, dir, probe_cache_path()) : plan_link_command(cmd, dir);
     if (int sig = (*signals)->first_forwarded()) {
         remove_dir(dir);
         reraise(sig);

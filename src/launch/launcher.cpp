@@ -73,39 +73,43 @@ Outcome outcome_of(const RunReport& rep) {
     return {};
 }
 
+/// Removes the command's outputs after a failure, as the compiler would: only
+/// regular files (a failed `-o /dev/null` compile must not delete /dev/null).
+void remove_outputs(const std::vector<std::string>& outputs) {
+    for (const auto& f : outputs) {
+        struct stat st {};
+        if (::lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(f.c_str());
+    }
+}
+
 } // namespace
 
 Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
                   const LaunchOptions& opt) {
     Tracer tracer(opt.trace_path);
-    // Only regular files: an output may be /dev/null (configure checks, probes),
-    // another device node or a fifo, which are never ours to remove.
-    auto remove_outputs = [&] {
-        for (const auto& f : jobs.outputs) {
-            struct stat st {};
-            if (::lstat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(f.c_str());
+    Outcome o;
+    for (const std::vector<Job>& wave : jobs.waves) {
+        if (wave.size() == 1) {
+            // The host compile's line is the object's own, as ninja would log it.
+            const std::string name =
+                wave[0].label == "host" ? jobs.name : jobs.name + "::" + wave[0].label;
+            o = outcome_of(run_one(wave[0], js, signals, opt, tracer, name));
+        } else {
+            RunOptions ro;
+            ro.grace_ms = opt.grace_ms;
+            ro.on_done = [&](size_t i, const JobResult& r) {
+                tracer.record(r, jobs.name + "::" + wave[i].label);
+            };
+            RunReport rep = run_jobs(wave, js, signals, ro);
+            if (!rep.signal) print_device_output(wave, rep);
+            o = outcome_of(rep);
         }
-    };
-
-    RunOptions ro;
-    ro.grace_ms = opt.grace_ms;
-    ro.on_done = [&](size_t i, const JobResult& r) {
-        tracer.record(r, jobs.name + "::" + jobs.device[i].label);
-    };
-    RunReport dev = run_jobs(jobs.device, js, signals, ro);
-    if (!dev.signal) print_device_output(jobs.device, dev);
-    Outcome o = outcome_of(dev);
-    if (o.exit_code == 0) {
-        if (int s = signals.first_forwarded()) o = {128 + s, s};
-    }
-    if (o.exit_code == 0) {
-        o = outcome_of(run_one(jobs.bundle, js, signals, opt, tracer, jobs.name + "::bundle"));
         if (o.exit_code == 0) {
             if (int s = signals.first_forwarded()) o = {128 + s, s};
         }
+        if (o.exit_code != 0) break;
     }
-    if (o.exit_code == 0) o = outcome_of(run_one(jobs.host, js, signals, opt, tracer, jobs.name));
-    if (o.exit_code != 0) remove_outputs();
+    if (o.exit_code != 0) remove_outputs(jobs.outputs);
     return o;
 }
 

@@ -1,5 +1,6 @@
-// Running one split compile: the device compiles in parallel, then the bundler,
-// then the host compile that writes the real object.
+// Running one split compile or RDC link: its steps in waves, each wave's jobs in
+// parallel (the device compiles; or, with -fgpu-rdc, the device compiles and the
+// host compile; or a link's device links), a wave only after the one before.
 #pragma once
 
 #include "launch/jobserver.h"
@@ -14,10 +15,10 @@ namespace phc::launch {
 
 /// A planned split, as jobs the supervisor can run.
 struct SplitJobs {
-    std::vector<Job> device;          ///< one per architecture; label = the architecture
-    Job bundle;                       ///< clang-offload-bundler
-    Job host;                         ///< the host compile, writing the real output
-    std::vector<std::string> outputs; ///< files the host step writes (object, depfile)
+    /// The jobs in waves: a job reads only what earlier waves wrote, so the jobs
+    /// of one wave run at once. Labels name the job (the architecture, "bundle").
+    std::vector<std::vector<Job>> waves;
+    std::vector<std::string> outputs; ///< the command's own outputs (object or link, depfile)
     std::string name;                 ///< the object's path, for the trace log
 };
 
@@ -33,9 +34,10 @@ struct Outcome {
     int signal = 0;    ///< when interrupted: re-raise this after cleaning up
 };
 
-/// Runs `jobs` under `js`. Device outputs are merged (merge_outputs) and printed
-/// once all device compiles are done; the bundle's and host's as they finish.
-/// On failure or interruption the host step's outputs are removed. The caller
+/// Runs `jobs` under `js`. The output of a wave of several jobs is merged
+/// (merge_outputs) and printed once the wave is done; a single job's as it
+/// finishes. On failure or interruption the outputs that are regular files are
+/// removed (never a device node such as /dev/null). The caller
 /// owns (and removes) the private directory the plan's temporary files live in.
 Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
                   const LaunchOptions& options);

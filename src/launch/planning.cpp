@@ -6,7 +6,11 @@
 #include "compile/analysis.h"
 #include "compile/command.h"
 #include "compile/probe.h"
+#include "compile/shell.h"
+#include "split/link.h"
 #include "split/plan.h"
+
+#include <map>
 #endif
 
 #include <cstdlib>
@@ -27,6 +31,48 @@ Job to_job(const split::Step& s, std::string label) {
         j.env.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
     }
     return j;
+}
+
+/// The label of a step's job: the architecture for device steps, else its kind.
+std::string label_of(const split::Step& s) {
+    switch (s.kind) {
+    case split::StepKind::Device:
+        return s.arch;
+    case split::StepKind::DeviceLink:
+        return "link " + s.arch;
+    default:
+        return std::string(split::step_kind_name(s.kind));
+    }
+}
+
+/// The steps as waves of jobs: a step goes in the wave after the last one
+/// writing a file it reads. The outputs to remove on failure: the files of
+/// the step writing `output`, and the host compile's depfile.
+SplitJobs to_jobs(const std::vector<split::Step>& steps, const std::string& output,
+                  const std::string& cwd) {
+    SplitJobs jobs;
+    jobs.name = output;
+    std::map<std::string, size_t> wave_of; // file -> the wave after the one writing it
+    const std::string object = compile::join_path(cwd, output);
+    for (const split::Step& s : steps) {
+        size_t wave = 0;
+        for (const auto& in : s.inputs)
+            if (auto it = wave_of.find(compile::join_path(s.cwd, in)); it != wave_of.end())
+                wave = std::max(wave, it->second);
+        if (jobs.waves.size() <= wave) jobs.waves.resize(wave + 1);
+        jobs.waves[wave].push_back(to_job(s, label_of(s)));
+        bool final = false;
+        for (const auto& o : s.outputs) {
+            wave_of[compile::join_path(s.cwd, o)] = wave + 1;
+            final = final || compile::join_path(s.cwd, o) == object;
+        }
+        if (final)
+            for (const auto& o : s.outputs)
+                jobs.outputs.push_back(compile::join_path(s.cwd, o));
+        if (s.kind == split::StepKind::Host && !s.depfile.empty())
+            jobs.outputs.push_back(compile::join_path(s.cwd, s.depfile));
+    }
+    return jobs;
 }
 
 } // namespace
@@ -50,6 +96,9 @@ Result<Planned> plan_command(const std::vector<std::string>&, const std::string&
                              const std::string&) {
     return Planned{std::nullopt, "this phc-ninja was built without the split planner"};
 }
+Result<Planned> plan_link_command(const std::vector<std::string>&, const std::string&) {
+    return Planned{std::nullopt, "this phc-ninja was built without the split planner"};
+}
 #else
 Result<Planned> plan_command(const std::vector<std::string>& argv, const std::string& private_dir,
                              const std::string& probe_cache) {
@@ -64,27 +113,21 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
 
-    SplitJobs jobs;
-    jobs.name = plan->analysis.output;
-    for (const auto& s : plan->steps) {
-        switch (s.kind) {
-        case split::StepKind::Device:
-            jobs.device.push_back(to_job(s, s.arch));
-            break;
-        case split::StepKind::Bundle:
-            jobs.bundle = to_job(s, "bundle");
-            break;
-        case split::StepKind::Host:
-            jobs.host = to_job(s, "host");
-            for (const auto& o : s.outputs)
-                jobs.outputs.push_back(compile::join_path(s.cwd, o));
-            if (!s.depfile.empty()) jobs.outputs.push_back(compile::join_path(s.cwd, s.depfile));
-            break;
-        default: // link steps: plan_command plans compiles only
-            break;
-        }
-    }
-    return Planned{std::move(jobs), {}};
+    return Planned{to_jobs(plan->steps, plan->analysis.output, plan->analysis.command.cwd), {}};
+}
+
+Result<Planned> plan_link_command(const std::vector<std::string>& argv,
+                                  const std::string& private_dir) {
+    auto a = compile::analyze_link_string(compile::join_command(argv), {});
+    if (!a.decision.split()) return Planned{std::nullopt, a.decision.text};
+    // The launcher cannot know which objects were split: each is unbundled, as
+    // the driver does, and each architecture linked on its own.
+    auto plan = split::plan_link(
+        std::move(a), [](const std::string&) -> const split::SplitObject* { return nullptr; },
+        private_dir);
+    if (!plan) return plan.error();
+    if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
+    return Planned{to_jobs(plan->steps, plan->analysis.output, plan->analysis.command.cwd), {}};
 }
 
 #endif

@@ -23,6 +23,12 @@ struct Planned {
 Result<Planned> plan_command(const std::vector<std::string>& argv, const std::string& private_dir,
                              const std::string& probe_cache);
 
+/// Plans an RDC link `argv` (run in the current directory) with its
+/// intermediate files in `private_dir` (which exists): the driver's own jobs,
+/// one device link per architecture. An Error when the driver cannot be run.
+Result<Planned> plan_link_command(const std::vector<std::string>& argv,
+                                  const std::string& private_dir);
+
 /// Where probes are cached: PHC_PROBE_CACHE, else $XDG_CACHE_HOME or ~/.cache +
 /// "/phc-ninja/probes.json" (its folder is created), else "" (memory only).
 std::string probe_cache_path();

@@ -33,7 +33,7 @@ bool looks_like_hip(const std::vector<std::string>& argv) {
 } // namespace
 
 Route route(const std::vector<std::string>& argv) {
-    bool compile = false, preprocess = false, response_file = false;
+    bool compile = false, preprocess = false, response_file = false, rdc_link = false;
     std::vector<std::string_view> archs;
     for (size_t i = 1; i < argv.size(); ++i) {
         std::string_view a = argv[i];
@@ -43,6 +43,8 @@ Route route(const std::vector<std::string>& argv) {
         }
         if (a == "-c")
             compile = true;
+        else if (a == "-fgpu-rdc" || a == "--hip-link")
+            rdc_link = true; // with no -c: a link the driver generates device code in
         else if (a == "-E")
             preprocess = true;
         else if (a.starts_with("--offload-arch="))
@@ -55,7 +57,7 @@ Route route(const std::vector<std::string>& argv) {
             return Route::PassThrough;
     }
     if (preprocess) return looks_like_hip(argv) ? Route::Preprocess : Route::PassThrough;
-    if (compile && (archs.size() >= 2 || response_file)) return Route::Candidate;
+    if ((compile || rdc_link) && (archs.size() >= 2 || response_file)) return Route::Candidate;
     return Route::PassThrough;
 }
 

@@ -232,11 +232,11 @@ private:
 } // namespace
 
 LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs,
-                        const FindSplitObject& find) {
+                        const FindSplitObject& find, const std::string& private_dir) {
     LinkPlan plan;
     plan.analysis = std::move(a);
     if (!plan.analysis.decision.split()) return plan;
-    plan.private_dir = plan.analysis.output + ".phc";
+    plan.private_dir = private_dir.empty() ? plan.analysis.output + ".phc" : private_dir;
     if (jobs.clang_major >= 19) {
         // clang 19's driver writes the fat binary's assembly from the symbols
         // the host objects leave undefined (__hip_fatbin_<id>): it reads the
@@ -260,7 +260,8 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs
     return plan;
 }
 
-Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find) {
+Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
+                           const std::string& private_dir) {
     if (!a.decision.split()) {
         LinkPlan p;
         p.analysis = std::move(a);
@@ -269,7 +270,7 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find)
     compile::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
     auto jobs = compile::run_driver_jobs(req);
     if (!jobs) return jobs.error();
-    return make_link_plan(std::move(a), *jobs, find);
+    return make_link_plan(std::move(a), *jobs, find, private_dir);
 }
 
 } // namespace phc::split

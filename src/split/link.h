@@ -43,10 +43,12 @@ struct LinkPlan {
 /// temporary file the plan cannot reproduce leaves the link alone
 /// (Reason::LinkUnmodelled, naming it).
 LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs,
-                        const FindSplitObject& find);
+                        const FindSplitObject& find, const std::string& private_dir = {});
 
-/// Runs the driver's `-###` for a link analysed as Split and plans it. An Error
-/// when the driver cannot be run.
-Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find);
+/// Runs the driver's `-###` for a link analysed as Split and plans it, its own
+/// files in `private_dir` ("" = "<output>.phc"). An Error when the driver
+/// cannot be run.
+Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
+                           const std::string& private_dir = {});
 
 } // namespace phc::split

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace phc::launch;
@@ -75,10 +76,10 @@ TEST_CASE("split runner: common device warnings once, host output after, object 
     auto js = Jobserver::local(2);
     std::string obj = "/tmp/phc-unit-split-" + std::to_string(::getpid()) + ".o";
     SplitJobs jobs;
-    jobs.device = {sh("gfx906", "echo 'k.hip:1:1: warning: same' >&2"),
-                   sh("gfx90a", "echo 'k.hip:1:1: warning: same' >&2; echo 'only 90a' >&2")};
-    jobs.bundle = sh("bundle", "true");
-    jobs.host = sh("host", "echo host-said >&2; echo obj > " + obj);
+    jobs.waves = {{sh("gfx906", "echo 'k.hip:1:1: warning: same' >&2"),
+                   sh("gfx90a", "echo 'k.hip:1:1: warning: same' >&2; echo 'only 90a' >&2")},
+                  {sh("bundle", "true")},
+                  {sh("host", "echo host-said >&2; echo obj > " + obj)}};
     jobs.outputs = {obj};
     Outcome o;
     Capture cap;
@@ -91,6 +92,31 @@ TEST_CASE("split runner: common device warnings once, host output after, object 
     ::unlink(obj.c_str());
 }
 
+TEST_CASE("split runner: an RDC wave runs the host compile beside the device compiles") {
+    auto sp = signals();
+    auto js = Jobserver::local(3);
+    std::string dir = "/tmp/phc-unit-rdc-" + std::to_string(::getpid());
+    ::mkdir(dir.c_str(), 0700);
+    SplitJobs jobs;
+    // Each job of the first wave waits until all three have started: they run at once.
+    auto meet = [&](const std::string& me) {
+        return "touch " + dir + "/" + me + "; for i in $(seq 100); do [ $(ls " + dir +
+               " | wc -l) -ge 3 ] && exit 0; sleep 0.05; done; exit 9";
+    };
+    jobs.waves = {{sh("gfx906", meet("a")), sh("gfx90a", meet("b")), sh("host", meet("c"))},
+                  {sh("bundle", "echo obj > " + dir + ".o")}};
+    jobs.outputs = {dir + ".o"};
+    Capture cap;
+    Outcome o = run_split(jobs, *js, *sp, {});
+    cap.restore();
+    CHECK(o.exit_code == 0);
+    CHECK(exists(dir + ".o"));
+    ::unlink((dir + ".o").c_str());
+    for (const char* f : {"a", "b", "c"})
+        ::unlink((dir + "/" + f).c_str());
+    ::rmdir(dir.c_str());
+}
+
 TEST_CASE("split runner: a failing step's status is returned and outputs are removed") {
     auto sp = signals();
     auto js = Jobserver::local(2);
@@ -99,10 +125,10 @@ TEST_CASE("split runner: a failing step's status is returned and outputs are rem
         CAPTURE(which);
         std::string w = which;
         SplitJobs jobs;
-        jobs.device = {sh("a", "true"), sh("b", w == "device" ? "exit 4" : "true")};
-        jobs.bundle = sh("bundle", w == "bundle" ? "exit 5" : "true");
-        // The host writes a partial object and then fails.
-        jobs.host = sh("host", "echo partial > " + obj + (w == "host" ? "; exit 6" : ""));
+        jobs.waves = {{sh("a", "true"), sh("b", w == "device" ? "exit 4" : "true")},
+                      {sh("bundle", w == "bundle" ? "exit 5" : "true")},
+                      // The host writes a partial object and then fails.
+                      {sh("host", "echo partial > " + obj + (w == "host" ? "; exit 6" : ""))}};
         jobs.outputs = {obj};
         { std::ofstream(obj) << "stale"; }
         Capture cap;
