@@ -50,6 +50,19 @@ done
 cmp -s "$W/ref_app" app || fail "the relinked app differs from the driver's link"
 pass "the link runs one device link per architecture (trace log)"
 
+# A static device library (-l): the driver unbundles the archive per
+# architecture (-type=a); the split replays that, identically.
+ar rcs libdev.a obj/math.o obj/table.o
+# shellcheck disable=SC2086
+"$L" clang++-15 $LFLAGS obj/kernels.o obj/main.o -L. -ldev -o app_ar 2>/dev/null || fail "phc-launch link with -ldev failed"
+# shellcheck disable=SC2086
+clang++-15 $LFLAGS obj/kernels.o obj/main.o -L. -ldev -o "$W/ref_app_ar" 2>/dev/null || fail "the driver's -ldev link failed"
+cmp -s "$W/ref_app_ar" app_ar || fail "app_ar (-ldev) differs from the driver's link"
+# shellcheck disable=SC2086
+"$PHC" explain -- clang++-15 $LFLAGS obj/kernels.o obj/main.o -L. -ldev -o app_ar | grep -q -- "-type=a" ||
+  fail "the plan does not unbundle the static device library"
+pass "a link with a static device library (-ldev) splits identically"
+
 # A device link failing for gfx90a only fails the link with lld's message.
 cat >>kernels.hip <<'K'
 #if defined(__gfx90a__)
