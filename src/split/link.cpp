@@ -2,6 +2,7 @@
 
 #include "compile/command.h"
 #include "compile/shell.h"
+#include "util/file.h"
 
 #include <algorithm>
 #include <map>
@@ -229,6 +230,40 @@ private:
     bool final_ = false;
 };
 
+/// The first `-l` library of `argv` that no -L folder nor the system's library
+/// folders hold now ("" when all are found). The driver looks for static
+/// device libraries when it plans the link: one that the build makes later
+/// would be missing from a plan made now.
+std::string missing_library(const std::vector<std::string>& argv, const std::string& cwd) {
+    std::vector<std::string> dirs, names;
+    for (size_t i = 1; i < argv.size(); ++i) {
+        const std::string& w = argv[i];
+        for (auto [flag, into] : {std::pair{"-L", &dirs}, {"-l", &names}}) {
+            if (!w.starts_with(flag)) continue;
+            if (w.size() > 2)
+                into->push_back(w.substr(2));
+            else if (i + 1 < argv.size())
+                into->push_back(argv[++i]);
+        }
+    }
+    for (const char* d : {"/usr/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/lib",
+                          "/usr/local/lib", "/usr/lib64", "/lib64"})
+        dirs.emplace_back(d);
+    for (const std::string& n : names) {
+        std::vector<std::string> files;
+        if (n.starts_with(":"))
+            files = {n.substr(1)};
+        else
+            files = {"lib" + n + ".a", "lib" + n + ".so"};
+        bool found = false;
+        for (const std::string& d : dirs)
+            for (const std::string& f : files)
+                found = found || util::file_exists(compile::join_path(cwd, d + "/" + f));
+        if (!found) return n;
+    }
+    return {};
+}
+
 } // namespace
 
 LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs,
@@ -265,6 +300,15 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
     if (!a.decision.split()) {
         LinkPlan p;
         p.analysis = std::move(a);
+        return p;
+    }
+    if (std::string lib = missing_library(a.command.argv, a.work_dir()); !lib.empty()) {
+        LinkPlan p;
+        p.analysis = std::move(a);
+        p.analysis.decision = {compile::Reason::LinkUnmodelled,
+                               "-l" + lib +
+                                   " is not there yet: the driver looks for static "
+                                   "device libraries when the link is planned"};
         return p;
     }
     compile::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};

@@ -61,7 +61,10 @@ cmp -s "$W/ref_app_ar" app_ar || fail "app_ar (-ldev) differs from the driver's 
 # shellcheck disable=SC2086
 "$PHC" explain -- clang++-15 $LFLAGS obj/kernels.o obj/main.o -L. -ldev -o app_ar | grep -q -- "-type=a" ||
   fail "the plan does not unbundle the static device library"
-pass "a link with a static device library (-ldev) splits identically"
+# shellcheck disable=SC2086
+"$PHC" explain -- clang++-15 $LFLAGS obj/kernels.o -L. -lnotyet -o x | grep -q "link-unmodelled: -lnotyet is not there yet" ||
+  fail "a -l library that does not exist yet does not leave the link alone"
+pass "a link with a static device library (-ldev) splits identically; one not built yet is left alone"
 
 # A device link failing for gfx90a only fails the link with lld's message.
 cat >>kernels.hip <<'K'
