@@ -36,17 +36,20 @@ identical() {
   cmp -s "$dir/ref.o" "$obj" || fail "$rel differs from the driver's own compile with $cuid"
 }
 
-# linked_identically: the executable equals the driver's own link of the same objects.
+# linked_identically: the executable and the shared library equal the driver's
+# own links of the same objects.
 linked_identically() {
-  local cmd
-  cmd=$(ninja -C "$b" -f build.ninja.cmake -t commands phc_rdc | tail -n 1)
-  (cd "$b" && eval "${cmd/-o phc_rdc/-o $dir/ref_app}") >/dev/null 2>&1 || fail "driver link failed: $cmd"
-  cmp -s "$dir/ref_app" "$b/phc_rdc" || fail "phc_rdc differs from the driver's link of the same objects"
+  local cmd out
+  for out in phc_rdc libphc_rdc_shared.so; do
+    cmd=$(ninja -C "$b" -f build.ninja.cmake -t commands "$out" | tail -n 1)
+    (cd "$b" && eval "${cmd/-o $out/-o $dir/ref_$out}") >/dev/null 2>&1 || fail "driver link failed: $cmd"
+    cmp -s "$dir/ref_$out" "$b/$out" || fail "$out differs from the driver's link of the same objects"
+  done
 }
 
 configure "gfx906;gfx90a;gfx1030"
 "$PHC" regen -C "$b" | tee "$dir/regen.out"
-grep -q "split 4 objects into 12 device edges; split 1 RDC link into 3 device links" "$dir/regen.out" ||
+grep -q "split 7 objects into 21 device edges; split 2 RDC links into 6 device links" "$dir/regen.out" ||
   fail "unexpected summary: $(cat "$dir/regen.out")"
 for arch in gfx906 gfx90a gfx1030; do
   grep -q "^build phc_rdc.phc/$arch.out: PHC_HIP_STEP .*math.hip.o.phc/$arch.o" "$b/build.ninja" ||
@@ -55,7 +58,7 @@ done
 ninja -C "$b" >/dev/null 2>&1 || fail "first build failed"
 for o in $(objs); do identical "$o"; done
 linked_identically
-pass "4 RDC objects and the link split; objects and executable byte-identical to the driver's"
+pass "7 RDC objects, an executable's and a shared library's link split; all byte-identical to the driver's"
 
 no_work "after a full build"
 pass "no work after a full build"
@@ -65,10 +68,11 @@ touch "$src/src/tuning.h"
 w=$(work)
 for step in "HIP gfx906 " "HIP gfx90a " "HIP gfx1030 " "HIP host " "HIP bundle "; do
   n=$(grep -c "$step.*math.hip.o" <<<"$w" || true)
-  expect_eq "'$step' edges for math.hip after touching tuning.h" 1 "$n"
+  expect_eq "'$step' edges for the two math.hip objects after touching tuning.h" 2 "$n"
 done
 grep -Eq "(table|kernels|main)\.hip" <<<"$w" && fail "touching tuning.h rebuilds other objects: $w"
-for step in "HIP link gfx906 " "HIP link gfx90a " "HIP link gfx1030 " "HIP fatbin phc_rdc" "HIP host link phc_rdc"; do
+for step in "HIP link gfx906 phc_rdc" "HIP link gfx90a phc_rdc" "HIP link gfx1030 phc_rdc" \
+  "HIP fatbin phc_rdc" "HIP host link phc_rdc" "HIP host link libphc_rdc_shared.so"; do
   grep -q "$step" <<<"$w" || fail "touching tuning.h does not run '$step': $w"
 done
 sed -i 's/PHC_RDC_SCALE 2.0f/PHC_RDC_SCALE 3.0f/' "$src/src/tuning.h"
@@ -84,8 +88,8 @@ configure "gfx906;gfx90a;gfx1030;gfx908"
 w=$(work)
 grep -Eq "HIP (gfx906|gfx90a|gfx1030|host) .*\.hip\.o" <<<"$w" && fail "adding gfx908 recompiles other steps: $w"
 grep -Eq "HIP link (gfx906|gfx90a|gfx1030) " <<<"$w" && fail "adding gfx908 relinks other architectures: $w"
-expect_eq "new gfx908 device edges" 4 "$(grep -c "HIP gfx908 " <<<"$w" || true)"
-expect_eq "new gfx908 device links" 1 "$(grep -c "HIP link gfx908 " <<<"$w" || true)"
+expect_eq "new gfx908 device edges" 7 "$(grep -c "HIP gfx908 " <<<"$w" || true)"
+expect_eq "new gfx908 device links" 2 "$(grep -c "HIP link gfx908 " <<<"$w" || true)"
 ninja -C "$b" >/dev/null 2>&1 || fail "build with gfx908 failed"
 for o in $(objs); do identical "$o"; done
 linked_identically
@@ -113,7 +117,7 @@ cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER
   -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >/dev/null
 sed -i 's#/usr/bin/clang++-15 #/usr/bin/hipcc #' "$b/build.ninja" "$b/CMakeFiles/rules.ninja"
 "$PHC" regen -C "$b" >"$dir/regen.out"
-grep -q "split 4 objects into 8 device edges; split 1 RDC link into 2 device links" "$dir/regen.out" ||
+grep -q "split 7 objects into 14 device edges; split 2 RDC links into 4 device links" "$dir/regen.out" ||
   fail "hipcc: unexpected summary: $(cat "$dir/regen.out")"
 ninja -C "$b" >/dev/null 2>&1 || fail "hipcc build failed"
 for o in $(objs); do identical "$o"; done
@@ -128,7 +132,7 @@ cmake -S "$src" -B "$g" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER
   -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" \
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 (cd "$g" && "$PHC" gen -p compile_commands.json -o phc.ninja) >"$dir/gen.out" || fail "gen failed"
-grep -q "4 entries (4 split, 0 plain)" "$dir/gen.out" || fail "gen: unexpected summary: $(cat "$dir/gen.out")"
+grep -q "7 entries (7 split, 0 plain)" "$dir/gen.out" || fail "gen: unexpected summary: $(cat "$dir/gen.out")"
 ninja -C "$g" -f phc.ninja >/dev/null 2>&1 || fail "gen: ninja -f phc.ninja failed"
 b=$g
 for o in $(objs); do
