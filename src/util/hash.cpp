@@ -6,14 +6,14 @@
 
 namespace phc::util {
 
-Hasher& Hasher::add(std::string_view part) {
-    uint64_t len = part.size();
-    bytes_.append(reinterpret_cast<const char*>(&len), sizeof len);
-    bytes_.append(part);
-    return *this;
-}
-
 namespace {
+
+/// Writes `len` as 8 little-endian bytes at `to`: the hash (and so every CUID
+/// users' builds and caches hold) is the same on every machine.
+void put_length(char* to, uint64_t len) {
+    for (int k = 0; k < 8; ++k, len >>= 8)
+        to[k] = static_cast<char>(len & 0xff);
+}
 
 /// Appends `v` as 16 lowercase hex digits.
 void append_hex(std::string& out, uint64_t v) {
@@ -26,6 +26,14 @@ void append_hex(std::string& out, uint64_t v) {
 
 } // namespace
 
+Hasher& Hasher::add(std::string_view part) {
+    char len[8];
+    put_length(len, part.size());
+    bytes_.append(len, sizeof len);
+    bytes_.append(part);
+    return *this;
+}
+
 Hasher& Hasher::add_all(const std::vector<std::string_view>& parts) {
     size_t size = bytes_.size();
     for (std::string_view part : parts)
@@ -34,10 +42,9 @@ Hasher& Hasher::add_all(const std::vector<std::string_view>& parts) {
     bytes_.resize(size);
     char* to = bytes_.data();
     for (std::string_view part : parts) {
-        uint64_t len = part.size();
-        std::memcpy(to + at, &len, sizeof len);
-        std::memcpy(to + at + sizeof len, part.data(), part.size());
-        at += sizeof len + part.size();
+        put_length(to + at, part.size());
+        std::memcpy(to + at + 8, part.data(), part.size());
+        at += 8 + part.size();
     }
     return *this;
 }
