@@ -16,13 +16,10 @@ configure() { # configure ARCHS
   cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
     -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="$1" >/dev/null
 }
-objs() { find "$b/CMakeFiles" -name '*.hip.o' | sort; }
-work() { ninja -C "$b" -n | grep -v '^ninja: Entering' || true; }
-no_work() { # no_work WHEN
-  local w
-  w=$(work)
-  [ "$w" = "ninja: no work to do." ] || fail "$1: ninja -n has work: $w"
-}
+# The objects and what ninja would do, in the build directory $b (see lib/common.sh).
+objs() { hip_objects "$b"; }
+work() { ninja_work "$b"; }
+no_work() { expect_no_work "$b" "$1"; }
 
 # identical OBJ: the object equals the driver's own -fgpu-rdc compile with the CUID of its split.
 identical() {

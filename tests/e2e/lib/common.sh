@@ -21,3 +21,16 @@ pass() { echo "ok - $*"; }
 expect_eq() {
   [ "$2" = "$3" ] || fail "$1: expected [$2], got [$3]"
 }
+
+# hip_objects DIR: the HIP objects CMake builds below DIR/CMakeFiles, sorted.
+hip_objects() { find "$1/CMakeFiles" -name '*.hip.o' | sort; }
+
+# ninja_work DIR: what `ninja -n` would run in DIR ("ninja: no work to do." for nothing).
+ninja_work() { ninja -C "$1" -n | grep -v '^ninja: Entering' || true; }
+
+# expect_no_work DIR WHEN: fails, naming WHEN, unless ninja has nothing to do in DIR.
+expect_no_work() {
+  local w
+  w=$(ninja_work "$1")
+  [ "$w" = "ninja: no work to do." ] || fail "$2: ninja -n has work: $w"
+}
