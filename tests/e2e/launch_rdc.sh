@@ -12,7 +12,7 @@ W=$(suite_dir launch_rdc)
 mkdir -p "$W/tmp" "$W/obj"
 cp "$PHC_SRC"/samples/rdc-hip/src/* "$W/"
 export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json
-cd "$W"
+cd "$W" || exit 1
 ARCHS="--offload-arch=gfx906 --offload-arch=gfx90a --offload-arch=gfx1030"
 CFLAGS="-x hip $HIP_FLAGS_DEFAULT -O2 -fgpu-rdc $ARCHS"
 LFLAGS="--rocm-path=/usr -fgpu-rdc --hip-link $ARCHS -B/usr/lib/llvm-15/bin"
@@ -24,7 +24,8 @@ obj/%.o: %.hip rdc.h
 	+\$(LAUNCH) clang++-15 $CFLAGS -MD -c \$< -o \$@
 M
 make -j4 LAUNCH="$L" >"$W/make.out" 2>&1 || fail "make -j4 through phc-launch failed: $(cat "$W/make.out")"
-[ -z "$(ls "$W/tmp" | grep phc-launch || true)" ] || fail "private folders left in TMPDIR: $(ls "$W/tmp")"
+left=$(find "$W/tmp" -maxdepth 1 -name 'phc-launch-*')
+[ -z "$left" ] || fail "private folders left in TMPDIR: $left"
 
 for name in math table kernels main; do
   # shellcheck disable=SC2086
