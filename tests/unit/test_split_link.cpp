@@ -1,4 +1,5 @@
 // The RDC link plan from the driver's jobs, without running a compiler.
+#include "fake_link_jobs.h"
 #include "split/link.h"
 
 #include <algorithm>
@@ -9,35 +10,6 @@ using namespace phc::split;
 using Strings = std::vector<std::string>;
 
 namespace {
-
-/// Jobs like clang-15's for `-fgpu-rdc --hip-link` of a.o and b.o, gfx906 and gfx90a.
-compile::DriverJobs clang15_jobs() {
-    const std::string t = "/scratch/";
-    const std::string bundler = "/usr/lib/llvm-15/bin/clang-offload-bundler";
-    const std::string targets = "-targets=host-x86_64-pc-linux-gnu,hip-amdgcn-amd-amdhsa-gfx906,"
-                                "hip-amdgcn-amd-amdhsa-gfx90a";
-    compile::DriverJobs d;
-    d.temp_dir = "/scratch";
-    for (std::string obj : {"a", "b"})
-        d.jobs.push_back({bundler, "-type=o", targets, "-input=" + obj + ".o",
-                          "-output=" + t + obj + "-h.o", "-output=" + t + obj + "-gfx906.o",
-                          "-output=" + t + obj + "-gfx90a.o", "-unbundle",
-                          "-allow-missing-bundles"});
-    for (std::string arch : {"gfx906", "gfx90a"})
-        d.jobs.push_back({"/usr/lib/llvm-15/bin/lld", "-flavor", "gnu", "-shared",
-                          "-plugin-opt=mcpu=" + arch, "-o", t + arch + ".out",
-                          t + "a-" + arch + ".o", t + "b-" + arch + ".o"});
-    d.jobs.push_back({bundler, "-type=o", "-bundle-align=4096",
-                      "-targets=host-x86_64-unknown-linux,hipv4-amdgcn-amd-amdhsa--gfx906,"
-                      "hipv4-amdgcn-amd-amdhsa--gfx90a",
-                      "-input=/dev/null", "-input=" + t + "gfx906.out",
-                      "-input=" + t + "gfx90a.out", "-output=" + t + "x.hipfb"});
-    d.jobs.push_back({"/usr/lib/llvm-15/bin/llvm-mc", "-triple", "x86_64-pc-linux-gnu", "-o",
-                      t + "x.o", t + "x-1.mcin", "--filetype=obj"});
-    d.jobs.push_back(
-        {"/usr/bin/ld", "-o", "bin/app", t + "a-h.o", t + "b-h.o", t + "x.o", "-lamdhip64"});
-    return d;
-}
 
 compile::LinkAnalysis link(const std::string& extra = "") {
     return compile::analyze_link_string("clang++-15 -fgpu-rdc --hip-link --offload-arch=gfx906 "
@@ -74,7 +46,7 @@ TEST_CASE("link analysis: RDC HIP links are split, others left alone with a reas
 }
 
 TEST_CASE("link plan: unbundles, one device link per architecture, fat binary, host link") {
-    LinkPlan p = make_link_plan(link(), clang15_jobs(), [](const std::string&) {
+    LinkPlan p = make_link_plan(link(), phc::test::clang15_link_jobs(), [](const std::string&) {
         return static_cast<const SplitObject*>(nullptr);
     });
     REQUIRE(p.split());
@@ -107,9 +79,9 @@ TEST_CASE("link plan: unbundles, one device link per architecture, fat binary, h
 
 TEST_CASE("link plan: objects split in RDC mode are read from their compile's files") {
     SplitObject a{"a.o.phc", {"gfx906", "gfx90a"}};
-    LinkPlan p = make_link_plan(link(), clang15_jobs(), [&](const std::string& path) {
-        return path == "a.o" ? &a : nullptr;
-    });
+    LinkPlan p =
+        make_link_plan(link(), phc::test::clang15_link_jobs(),
+                       [&](const std::string& path) { return path == "a.o" ? &a : nullptr; });
     REQUIRE(p.split());
     CHECK(p.steps.size() == 6); // b.o is still unbundled
     const Step* d = find_kind(p, StepKind::DeviceLink, 0);
@@ -120,22 +92,22 @@ TEST_CASE("link plan: objects split in RDC mode are read from their compile's fi
     CHECK(h->inputs == Strings{"a.o.phc/host.o", "bin/app.phc/u1-0.o", "bin/app.phc/fatbin.o"});
     // An object split for fewer architectures than the link needs is unbundled.
     SplitObject narrow{"a.o.phc", {"gfx906"}};
-    LinkPlan q = make_link_plan(link(), clang15_jobs(), [&](const std::string& path) {
-        return path == "a.o" ? &narrow : nullptr;
-    });
+    LinkPlan q =
+        make_link_plan(link(), phc::test::clang15_link_jobs(),
+                       [&](const std::string& path) { return path == "a.o" ? &narrow : nullptr; });
     CHECK(q.steps.size() == 7);
 }
 
 TEST_CASE("link plan: jobs it cannot reproduce leave the link alone, saying which") {
     auto none = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
-    compile::DriverJobs extra = clang15_jobs();
+    compile::DriverJobs extra = phc::test::clang15_link_jobs();
     extra.jobs.insert(extra.jobs.begin() + 4, {"/usr/bin/strange-tool", "/scratch/x"});
     LinkPlan p = make_link_plan(link(), extra, none);
     CHECK_FALSE(p.split());
     CHECK(p.analysis.decision.reason == compile::Reason::LinkUnmodelled);
     CHECK(p.analysis.decision.text.find("strange-tool") != std::string::npos);
     CHECK(p.steps.empty());
-    compile::DriverJobs unknown_temp = clang15_jobs();
+    compile::DriverJobs unknown_temp = phc::test::clang15_link_jobs();
     unknown_temp.jobs.back().push_back("/scratch/nobody-wrote-this.o");
     CHECK(make_link_plan(link(), unknown_temp, none).analysis.decision.reason ==
           compile::Reason::LinkUnmodelled);
