@@ -401,8 +401,10 @@ std::string join_archs(const std::vector<std::string>& archs) {
 
 void apply_probe(Analysis& a, const ProbeResult& p) {
     if (!a.decision.split()) return;
-    if (p.driver == DriverKind::New) {
-        a.decision = leave(Reason::NewDriver, "the driver uses the new offload driver by default");
+    if (p.driver == DriverKind::New && p.codegen.empty()) {
+        a.decision = leave(Reason::NewDriver,
+                           p.rdc ? "the new offload driver embeds packed device code (RDC)"
+                                 : "the new offload driver's jobs are not understood");
     } else if (p.driver == DriverKind::None) {
         a.decision = leave(Reason::NotHip, "the driver plans no HIP device compiles");
     } else if (p.rdc && !p.has_host_input()) {

@@ -262,8 +262,30 @@ Result<std::string> probe_key(const ProbeRequest& req) {
 
 namespace {
 
-/// Runs `req.argv extra... -###` and returns what it printed.
-Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::string>& extra) {
+/// Longest command line a probe error quotes, and longest compiler line.
+constexpr size_t kShownMax = 200;
+
+/// `text` cut to about `max` characters: its start and its end, "..." between.
+std::string cut(std::string text, size_t max) {
+    if (text.size() <= max) return text;
+    const size_t tail = max / 4;
+    return text.substr(0, max - tail - 5) + " ... " + text.substr(text.size() - tail);
+}
+
+/// The probe as the user would type it, for messages: the compile command
+/// (not the scratch copy with TMPDIR and stand-in inputs), `extra` and -###,
+/// cut to kShownMax characters.
+std::string shown_probe(const ProbeRequest& req, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = req.argv;
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back("-###");
+    return cut(join_command(argv), kShownMax);
+}
+
+/// Runs `req.argv extra... -###` and returns what it printed; messages show
+/// `original`, the request as the caller made it.
+Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::string>& extra,
+                             const ProbeRequest& original) {
     std::vector<std::string> argv;
     if (!req.env.empty()) {
         argv.push_back("env");
@@ -272,10 +294,9 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
     argv.insert(argv.end(), req.argv.begin(), req.argv.end());
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("-###");
-    std::string shown = join_command(argv);
     auto done = util::run_capture(argv, req.cwd);
     if (!done)
-        return make_error("error: cannot run the compiler probe `" + shown +
+        return make_error("error: cannot run the compiler probe `" + shown_probe(original, extra) +
                           "`: " + done.error().message);
     if (done->exit_code != 0) {
         std::string all = done->err + done->out;
@@ -283,8 +304,9 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
         size_t from = at == std::string::npos ? 0 : all.rfind('\n', at);
         from = from == std::string::npos || at == std::string::npos ? 0 : from + 1;
         std::string first = all.substr(from, all.find('\n', from) - from);
-        return make_error("error: compiler probe `" + shown + "` failed (exit " +
-                          std::to_string(done->exit_code) + "): " + first);
+        return make_error("error: compiler probe `" + shown_probe(original, extra) +
+                          "` failed (exit " + std::to_string(done->exit_code) +
+                          "): " + cut(std::move(first), kShownMax));
     }
     return done->err + done->out;
 }
@@ -371,15 +393,147 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The words of one `--wrapper-verbose` line: the program in double quotes,
+/// then its arguments separated by spaces (quoted when they hold spaces).
+std::vector<std::string> verbose_words(std::string_view line) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < line.size()) {
+        if (line[i] == ' ') {
+            ++i;
+            continue;
+        }
+        std::string w;
+        if (line[i] == '"') {
+            for (++i; i < line.size() && line[i] != '"'; ++i) {
+                if (line[i] == '\\' && i + 1 < line.size()) ++i;
+                w += line[i];
+            }
+            ++i;
+        } else {
+            while (i < line.size() && line[i] != ' ')
+                w += line[i++];
+        }
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+/// The word after `flag` in `job`, or "".
+std::string word_after(const std::vector<std::string>& job, std::string_view flag) {
+    for (size_t i = 1; i + 1 < job.size(); ++i)
+        if (job[i] == flag) return job[i + 1];
+    return {};
+}
+
+/// For the new driver without -fgpu-rdc: fills r.codegen, r.bundler, its
+/// arguments and r.archs from what clang-linker-wrapper would run (its
+/// --dry-run on stand-in images packed as the driver packs them). Leaves r
+/// as it is when the jobs are not that (RDC) or the wrapper's are not
+/// understood: the compile is then left alone.
+Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeResult& r) {
+    std::vector<std::string> wrapper, packer;
+    for (const auto& job : jobs_of(text)) {
+        std::string_view prog = base_name(job[0]);
+        if (has_prefix(prog, "clang-linker-wrapper") &&
+            std::find(job.begin(), job.end(), "--emit-fatbin-only") != job.end())
+            wrapper = job;
+        if (has_prefix(prog, "llvm-offload-binary") || has_prefix(prog, "clang-offload-packager"))
+            packer = job;
+    }
+    if (wrapper.empty() || packer.empty() || scratch.empty()) return Ok{}; // RDC: not modelled
+    // Pack stand-in images like the driver's (its --image= specs, other files)
+    // and let the wrapper say what it would run for them.
+    std::vector<std::string> pack{packer[0], "-o", scratch + "/phc-probe.out"};
+    for (size_t i = 1; i < packer.size(); ++i) {
+        const std::string& w = packer[i];
+        size_t file = w.find("file="), comma = w.find(',', file);
+        if (!has_prefix(w, "--image=") || file == std::string::npos) continue;
+        std::string image = scratch + "/phc-image" + std::to_string(pack.size()) + ".o";
+        if (!util::write_file_atomic(image, "phc probe stand-in\n").ok()) return Ok{};
+        pack.push_back(w.substr(0, file + 5) + image +
+                       (comma == std::string::npos ? "" : w.substr(comma)));
+    }
+    auto packed = util::run_capture(pack, {});
+    if (!packed || packed->exit_code != 0) return Ok{};
+    std::vector<std::string> dry = wrapper;
+    dry.back() = scratch + "/phc-probe.out";
+    for (size_t i = 1; i + 1 < dry.size(); ++i)
+        if (dry[i] == "-o") dry[i + 1] = scratch + "/phc-probe.hipfb";
+    dry.insert(dry.begin(), {"env", "TMPDIR=" + scratch});
+    dry.insert(dry.end(), {"--dry-run", "--wrapper-verbose"});
+    auto ran = util::run_capture(dry, {});
+    if (!ran || ran->exit_code != 0) return Ok{};
+    const std::string temp = scratch + "/";
+    std::vector<std::vector<std::string>> compiles;
+    std::vector<std::string> bundler;
+    const std::string all = ran->err + ran->out;
+    for (size_t start = 0; start < all.size();) {
+        size_t nl = all.find('\n', start);
+        if (nl == std::string::npos) nl = all.size();
+        std::string_view line(all.data() + start, nl - start);
+        start = nl + 1;
+        if (!has_prefix(line, " \"")) continue;
+        std::vector<std::string> job = verbose_words(line);
+        if (has_prefix(base_name(job[0]), "clang-offload-bundler"))
+            bundler = job;
+        else
+            compiles.push_back(std::move(job));
+    }
+    if (bundler.empty() || compiles.empty()) return Ok{};
+    // The bundler's k-th input is the image one of the compiles writes.
+    std::vector<std::string> inputs;
+    for (const auto& w : bundler)
+        if (has_prefix(w, "-input=") && w != "-input=/dev/null") inputs.push_back(w.substr(7));
+    ProbeResult b;
+    if (!read_bundler(bundler, b).ok() || b.archs.size() != inputs.size()) return Ok{};
+    std::vector<std::vector<std::string>> codegen(inputs.size());
+    for (auto job : compiles) {
+        const std::string out = word_after(job, "-o");
+        auto k = std::find(inputs.begin(), inputs.end(), out) - inputs.begin();
+        if (static_cast<size_t>(k) == inputs.size() || !codegen[k].empty()) return Ok{};
+        size_t temps = 0;
+        for (size_t i = 1; i < job.size(); ++i) {
+            if (job[i - 1] == "-dumpdir") {
+                job[i] = std::string(ProbeResult::kOutputToken) + ".";
+            } else if (job[i] == out) {
+                job[i] = std::string(ProbeResult::kOutputToken);
+            } else if (has_prefix(job[i], temp)) {
+                job[i] = std::string(ProbeResult::kInputToken) + "0@";
+                ++temps;
+            } else if (job[i].find(scratch) != std::string::npos) {
+                return Ok{}; // a temporary file in a form we do not know
+            }
+        }
+        if (temps != 1) return Ok{};
+        codegen[k] = std::move(job);
+    }
+    for (const auto& c : codegen)
+        if (c.empty()) return Ok{};
+    r.bundler = b.bundler;
+    r.bundler_args = b.bundler_args;
+    r.archs = b.archs;
+    r.codegen = std::move(codegen);
+    return Ok{};
+}
+
+} // namespace
+
 Result<ProbeResult> run_probe(const ProbeRequest& original) {
     Scratch scratch(original);
     const ProbeRequest& req = scratch.request();
-    auto jobs = run_jobs(req, {});
+    auto jobs = run_jobs(req, {}, original);
     if (!jobs) return jobs.error();
     auto r = parse_jobs(*jobs);
-    if (!r) return make_error(r.error().message + " (probe `" + join_command(req.argv) + " -###`)");
-    if (r->driver == DriverKind::Old) {
-        auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"});
+    if (!r) return make_error(r.error().message + " (probe `" + shown_probe(original, {}) + "`)");
+    if (r->driver == DriverKind::New) {
+        if (auto st = probe_wrapper(*jobs, scratch.dir(), *r); !st) return st.error();
+        if (r->codegen.empty()) return r; // RDC, or a wrapper we cannot reproduce
+    }
+    if (r->driver == DriverKind::Old || !r->codegen.empty()) {
+        auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"}, original);
         if (!host) return host.error();
         r->host_takes_cuid = host_job_has(*host, "-cuid=phcprobecuid");
         // clang 22 writes no depfile for a device-only compile (-MD is ignored).
@@ -387,7 +541,8 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         std::vector<std::string> one = {"--offload-device-only", "-MD", "-MF", "phcprobe.d"};
         if (!r->archs.empty())
             one.insert(one.end(), {"--no-offload-arch=all", "--offload-arch=" + r->archs[0]});
-        auto device = run_jobs(req, one);
+        if (!r->codegen.empty()) one.push_back("-emit-llvm");
+        auto device = run_jobs(req, one, original);
         if (!device) return device.error();
         r->device_takes_depfile = device_job_has(*device, "-dependency-file");
     }
@@ -398,7 +553,7 @@ Result<DriverJobs> run_driver_jobs(const ProbeRequest& original) {
     Scratch scratch(original);
     if (scratch.dir().empty())
         return make_error("cannot create a scratch directory for the driver's temporary files");
-    auto text = run_jobs(scratch.request(), {});
+    auto text = run_jobs(scratch.request(), {}, original);
     if (!text) return text.error();
     DriverJobs d;
     d.jobs = jobs_of(*text);

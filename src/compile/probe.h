@@ -38,6 +38,12 @@ struct ProbeResult {
     /// A device-only compile passes -MD/-MF on to its cc1 job; when false (clang 22)
     /// device steps ask the cc1 job for their depfile with -Xclang.
     bool device_takes_depfile = true;
+    /// The new offload driver without -fgpu-rdc (clang 22): the code generation
+    /// the driver leaves to clang-linker-wrapper, read from the wrapper's own
+    /// `--dry-run`, one command per architecture in `archs` order, with
+    /// kInputToken (the architecture's bitcode) and kOutputToken (its image).
+    /// The bundler then takes the images. Empty for the old driver.
+    std::vector<std::vector<std::string>> codegen;
 
     /// Placeholder in bundler_args: "-input=" + kInputToken + "<k>@" is archs[k]'s object.
     static constexpr std::string_view kInputToken = "@PHC_INPUT_";

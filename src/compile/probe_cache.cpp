@@ -11,8 +11,9 @@ namespace {
 
 using nlohmann::json;
 
-/// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile.
-constexpr int kFormat = 3;
+/// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile;
+/// 4: codegen (the new driver's per-architecture code generation).
+constexpr int kFormat = 4;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";
@@ -26,7 +27,8 @@ json to_json(const ProbeResult& r) {
                 {"archs", r.archs},
                 {"device_compiles", r.device_compiles},
                 {"host_takes_cuid", r.host_takes_cuid},
-                {"device_takes_depfile", r.device_takes_depfile}};
+                {"device_takes_depfile", r.device_takes_depfile},
+                {"codegen", r.codegen}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -40,6 +42,7 @@ ProbeResult from_json(const json& j) {
     r.device_compiles = j.at("device_compiles").get<size_t>();
     r.host_takes_cuid = j.at("host_takes_cuid").get<bool>();
     r.device_takes_depfile = j.at("device_takes_depfile").get<bool>();
+    r.codegen = j.at("codegen").get<std::vector<std::vector<std::string>>>();
     return r;
 }
 

@@ -300,7 +300,14 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             b.bindings.push_back(literal("PHC_OBJECT", object));
             break;
         }
-        default: // link steps: render_link
+        default: // the new driver's code generation per architecture
+            b.rule = names.step;
+            b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+            b.bindings.push_back(literal("PHC_DESC", s.description));
+            if (device_pool)
+                b.bindings.push_back(var("pool", names.pool));
+            else if (!carry.pool.empty())
+                b.bindings.push_back(var("pool", carry.pool));
             break;
         case split::StepKind::Host:
             b.rule = names.host;

@@ -146,6 +146,8 @@ Step device_step(const compile::Analysis& a, const Plan& plan, const compile::Pr
         e.append.insert(e.append.end(), {"-MD", "-MF", s.depfile});
     }
     e.append.insert(e.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
+    // The new driver: device bitcode, code generation is a step of its own.
+    if (!probe.codegen.empty()) e.append.push_back("-emit-llvm");
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = with_launcher(a.command, edit_argv(a, e));
     s.description = "HIP " + arch + " " + a.output;
@@ -200,6 +202,30 @@ Step host_step(const compile::Analysis& a, const Plan& plan, const compile::Prob
     // would embed old device code.
     s.argv = std::move(argv);
     s.description = "HIP host " + a.output;
+    return s;
+}
+
+/// The new driver's code generation for architecture `k`: the command the
+/// wrapper would run, reading the device step's bitcode.
+Step codegen_step(const compile::Analysis& a, const Plan& plan, const compile::ProbeResult& probe,
+                  size_t k, const std::string& bitcode) {
+    const std::string& arch = probe.archs[k];
+    const std::string image = plan.private_dir + "/" + safe_arch(arch) + ".img";
+    Step s;
+    s.kind = StepKind::DeviceLink;
+    s.arch = arch;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.inputs = {bitcode};
+    s.outputs = {image};
+    for (std::string w : probe.codegen[k]) {
+        if (size_t at = w.find(compile::ProbeResult::kInputToken); at != std::string::npos)
+            w = w.substr(0, at) + bitcode;
+        else if (size_t o = w.find(compile::ProbeResult::kOutputToken); o != std::string::npos)
+            w = w.substr(0, o) + image + w.substr(o + compile::ProbeResult::kOutputToken.size());
+        s.argv.push_back(std::move(w));
+    }
+    s.description = "HIP codegen " + arch + " " + a.output;
     return s;
 }
 
@@ -277,7 +303,17 @@ Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const Pla
         plan.steps.push_back(device_step(a, plan, probe, arch, opts));
         objects.push_back(plan.steps.back().outputs[0]);
     }
-    if (probe.rdc) {
+    if (!probe.codegen.empty()) {
+        // The new driver: each architecture's code generation (the part
+        // clang-linker-wrapper runs for all of them in one job) is a step.
+        std::vector<std::string> images;
+        for (size_t k = 0; k < probe.archs.size(); ++k)
+            plan.steps.push_back(codegen_step(a, plan, probe, k, objects[k]));
+        for (const Step& s : plan.steps)
+            if (s.kind == StepKind::DeviceLink) images.push_back(s.outputs[0]);
+        plan.steps.push_back(bundle_step(a, plan, probe, images));
+        plan.steps.push_back(host_step(a, plan, probe));
+    } else if (probe.rdc) {
         // Relocatable device code: the device steps write bitcode, the host
         // compile needs none of it, and the bundle of both is the object.
         const std::string host = plan.private_dir + "/host.o";

@@ -86,6 +86,9 @@ check c22_two        /usr/lib/llvm-22/bin/clang++ -O2 -mcode-object-version=5 -D
 check c15_rdc        clang++-15 -O2 -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx906
 check hipcc_rdc      hipcc -O2 -fgpu-rdc --offload-arch=gfx906 --offload-arch=gfx1030
 check c19_rdc_compress "$CLANG19" -O2 -fgpu-rdc --offload-compress --offload-arch=gfx906 --offload-arch=gfx90a
+# clang 22's new driver: device bitcode, then each architecture's code generation
+# (what clang-linker-wrapper runs for all of them in one job) as a step of its own.
+check c22_newdriver  /usr/lib/llvm-22/bin/clang++ -O2 --offload-new-driver -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx908
 check c22_rdc        /usr/lib/llvm-22/bin/clang++ -O2 -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
 
 # -Wp,-MD,FILE (kbuild's spelling): each device step writes its own depfile,
