@@ -22,3 +22,26 @@ now_ms() { date +%s%3N; }
 need_phc() {
   [ -x "$PHC_BIN" ] || { echo "error: $PHC_BIN not built (run scripts/setup)" >&2; exit 1; }
 }
+
+# write_heavy_hip FILE INDEX UNROLL: a HIP source whose device code is slow to
+# generate (four unrolled device functions and kernel_INDEX calling them).
+write_heavy_hip() {
+  local file=$1 f=$2 unroll=$3 k
+  {
+    echo '#include <hip/hip_runtime.h>'
+    for k in 0 1 2 3; do
+      cat <<K
+__device__ float heavy_${f}_${k}(const float* a, int i) {
+    float acc = 0.0f;
+#pragma unroll
+    for (int j = 0; j < $unroll; ++j) acc += __sinf(a[(i + j * $((k + 3))) & 1023] * j) * __cosf(acc + j);
+    return acc;
+}
+K
+    done
+    echo "__global__ void kernel_$f(const float* a, float* out) {"
+    echo "    int i = threadIdx.x;"
+    echo "    out[i] = heavy_${f}_0(a, i) + heavy_${f}_1(a, i) + heavy_${f}_2(a, i) + heavy_${f}_3(a, i);"
+    echo "}"
+  } >"$file"
+}
