@@ -22,6 +22,9 @@
 #ifdef PHC_HAVE_LAUNCH
 #include "launch/cli.h"
 #endif
+#ifdef PHC_HAVE_REPORT
+#include "report/cli.h"
+#endif
 
 #ifndef PHC_VERSION
 #define PHC_VERSION "0.1.0"
@@ -54,6 +57,10 @@ constexpr Command kCommands[] = {
 #endif
 #ifdef PHC_HAVE_SPLIT
     {"explain", "show whether and how one compile command would be split", phc::split::cli_main},
+#endif
+#ifdef PHC_HAVE_REPORT
+    {"report", "where the last ninja build's time went: summary, --html page, --trace",
+     phc::report::cli_main},
 #endif
 #ifdef PHC_HAVE_NINJA
     {"manifest", "inspect a ninja manifest with phc-ninja's own parser", phc::ninja::cli_main},

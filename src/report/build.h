@@ -1,0 +1,79 @@
+// The last build as steps: each measured edge with its times, what kind of
+// step it is (from the rules and descriptions regen writes), its GPU
+// architecture and object, and the measured steps it waited for.
+#pragma once
+
+#include "ninja/manifest.h"
+#include "report/log.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace phc::report {
+
+/// What a step does. The HIP kinds are the edges regen and gen write.
+enum class Kind : uint8_t {
+    Device,       ///< one architecture's device compile (PHC_HIP_DEVICE*)
+    Bundle,       ///< clang-offload-bundler (PHC_HIP_BUNDLE*)
+    Host,         ///< the host compile that embeds the bundle (PHC_HIP_HOST)
+    DeviceLink,   ///< one architecture's device link (PHC_HIP_STEP "HIP link gfxA out")
+    Fatbin,       ///< the fat binary of a link ("HIP fatbin")
+    FatbinObject, ///< its object ("HIP fatbin object")
+    Unbundle,     ///< an RDC object's unbundling ("HIP unbundle")
+    HostLink,     ///< the host link ("HIP host link")
+    HipCompile,   ///< a HIP compile left whole (all its architectures in one step)
+    Compile,      ///< any other compile (an output ending in .o or .obj)
+    Other,        ///< links and everything else
+};
+
+/// The name of a kind in the summary, the JSON and the trace ("HIP device", ...).
+std::string_view kind_name(Kind k);
+
+/// The key of a step in the per-kind table: the kind's name, with the
+/// architecture for per-architecture kinds ("HIP device gfx906").
+std::string kind_key(Kind k, std::string_view arch);
+
+struct Step;
+
+/// A step's kind in a word or two, with its architecture when it has one
+/// ("gfx906", "link gfx906", "bundle", "host", "compile").
+std::string short_label(const Step& s);
+
+/// One measured edge of the last build.
+struct Step {
+    int64_t start = 0, end = 0; ///< ms since the build started (end = start + time)
+    int64_t time = 0;           ///< the longest end - start of its outputs
+    std::string output;         ///< its first logged output
+    int32_t edge = -1;          ///< its manifest edge, -1 when the manifest has none
+    Kind kind = Kind::Other;
+    std::string arch;           ///< the GPU architecture of per-architecture steps
+    std::string object;         ///< the object (or linked file) the step is part of
+    std::vector<uint32_t> deps; ///< the measured steps it waited for (direct producers)
+    int offload_archs = 0;      ///< a HIP compile left whole: its --offload-arch count
+};
+
+/// The last build of a log, read against its manifest.
+struct Build {
+    std::vector<Step> steps;
+    int64_t first_start = 0; ///< the earliest start
+    int64_t wall_ms = 0;     ///< last end - first start
+    size_t runs = 0;         ///< builds in the log
+};
+
+/// Classifies one edge from its rule name, its evaluated description (only
+/// needed for PHC_HIP_* rules), its first output and its command's count of
+/// --offload-arch values (for HIP compiles left whole); fills kind, arch, object.
+void classify(Step& s, std::string_view rule, std::string_view description, int offload_archs);
+
+/// Joins the log's entries with the manifest's edges: one step per edge (an
+/// edge with several outputs logs each; it counts once, with its longest
+/// time), its dependencies the measured producers of its inputs (explicit,
+/// implicit and order-only), as `ninja -t graph` draws them.
+Build make_build(const ninja::Manifest& m, const BuildLog& log);
+
+/// The number of --offload-arch= (or --offload-arch X, --cuda-gpu-arch=) values in `command`.
+int count_offload_archs(std::string_view command);
+
+} // namespace phc::report

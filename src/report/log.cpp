@@ -1,0 +1,119 @@
+#include "report/log.h"
+
+#include "util/file.h"
+
+#include <charconv>
+#include <unordered_map>
+
+namespace phc::report {
+
+namespace {
+
+/// Splits `line` at tabs into at most `max` fields (the last keeps the rest).
+size_t split_tabs(std::string_view line, std::string_view* fields, size_t max) {
+    size_t n = 0;
+    while (n + 1 < max) {
+        size_t tab = line.find('\t');
+        if (tab == std::string_view::npos) break;
+        fields[n++] = line.substr(0, tab);
+        line.remove_prefix(tab + 1);
+    }
+    fields[n++] = line;
+    return n;
+}
+
+/// Parses a whole decimal field (an optional '-' and digits).
+bool parse_int(std::string_view s, int64_t& out) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && end == s.data() + s.size();
+}
+
+/// The version of a "# ninja log vN" header, or an error naming `path`.
+Result<int> header_version(std::string_view first, const std::string& path) {
+    constexpr std::string_view kSignature = "# ninja log v";
+    int version = 0;
+    if (first.starts_with(kSignature)) {
+        std::string_view v = first.substr(kSignature.size());
+        if (!v.empty() && v.back() == '\r') v.remove_suffix(1);
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), version);
+        if (ec != std::errc() || end != v.data() + v.size()) version = 0;
+    }
+    if (version == 0) {
+        std::string shown(first.substr(0, 60));
+        return make_error(path + ": error: not a ninja log (its first line is '" + shown +
+                          "', not '# ninja log vN')");
+    }
+    if (version < 4 || version > 7)
+        return make_error(path + ": error: ninja log version " + std::to_string(version) +
+                          " is not supported (versions 4 to 7 are)");
+    return version;
+}
+
+/// Collects the last build's entries: a drop in end times starts a new build.
+class RunCollector {
+public:
+    explicit RunCollector(BuildLog& log) : log_(log) {}
+
+    /// Records one line's times for `output`.
+    void add(int64_t start, int64_t end, std::string_view output) {
+        if (end < prev_end_ || log_.runs == 0) {
+            log_.entries.clear();
+            index_.clear();
+            ++log_.runs;
+        }
+        prev_end_ = end;
+        auto [it, fresh] = index_.try_emplace(output, log_.entries.size());
+        if (fresh) {
+            log_.entries.push_back(LogEntry{start, end, std::string(output)});
+        } else {
+            log_.entries[it->second].start = start;
+            log_.entries[it->second].end = end;
+        }
+    }
+
+private:
+    BuildLog& log_;
+    int64_t prev_end_ = -1;
+    std::unordered_map<std::string_view, size_t> index_; ///< views into the log text
+};
+
+} // namespace
+
+Result<BuildLog> parse_log(std::string_view text, const std::string& path) {
+    size_t nl = text.find('\n');
+    auto version = header_version(text.substr(0, nl), path);
+    if (!version) return version.error();
+    BuildLog log;
+    log.version = *version;
+    RunCollector runs(log);
+    size_t line_no = 1;
+    for (size_t pos = nl == std::string_view::npos ? text.size() : nl + 1; pos < text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        std::string_view f[5];
+        if (split_tabs(line, f, 5) < 4) continue;
+        int64_t start = 0, stop = 0;
+        if (!parse_int(f[0], start) || !parse_int(f[1], stop))
+            return make_error(path + ":" + std::to_string(line_no) +
+                              ": error: not a ninja log entry (start and end must be numbers)");
+        runs.add(start, stop, f[3]);
+    }
+    return log;
+}
+
+Result<BuildLog> read_log(const std::string& path, const std::string& shown) {
+    auto text = util::read_file(path);
+    if (!text) {
+        // read_file says "PATH: error: cannot read file: REASON"; keep the reason.
+        const std::string& msg = text.error().message;
+        size_t colon = msg.rfind(": ");
+        std::string reason = colon == std::string::npos ? msg : msg.substr(colon + 2);
+        return make_error(shown + ": error: cannot read the ninja log: " + reason);
+    }
+    return parse_log(*text, shown);
+}
+
+} // namespace phc::report

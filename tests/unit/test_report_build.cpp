@@ -1,0 +1,173 @@
+// report: log entries joined with the manifest (kinds, architectures,
+// objects, multi-output edges), the JSON summary and the trace.
+#include "ninja/manifest.h"
+#include "report/summary.h"
+#include "report/trace.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+using namespace phc;
+using namespace phc::report;
+
+namespace {
+
+/// A split object as regen writes it, a plain compile, an RDC link's steps and a link.
+constexpr const char* kManifest = R"(rule PHC_HIP_DEVICE_1
+  command = clang++ --offload-arch=$PHC_ARCH -c $in -o $out
+  description = HIP $PHC_ARCH k.o
+rule PHC_HIP_BUNDLE
+  command = bundler $in -output=$out
+  description = HIP bundle $PHC_OBJECT
+rule PHC_HIP_HOST
+  command = $PHC_COMMAND
+  description = HIP host $PHC_OBJECT
+rule PHC_HIP_STEP
+  command = $PHC_COMMAND
+  description = $PHC_DESC
+rule CXX
+  command = g++ -c $in -o $out
+rule HIP
+  command = clang++ -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c $in -o $out
+rule LINK
+  command = g++ $in -o $out
+build k.o.phc/gfx906.o: PHC_HIP_DEVICE_1 k.hip
+  PHC_ARCH = gfx906
+build k.o.phc/gfx90a.o: PHC_HIP_DEVICE_1 k.hip
+  PHC_ARCH = gfx90a
+build k.o.phc/bundle.hipfb: PHC_HIP_BUNDLE k.o.phc/gfx906.o k.o.phc/gfx90a.o
+  PHC_OBJECT = k.o
+build k.o | k.o.d: PHC_HIP_HOST k.hip | k.o.phc/bundle.hipfb
+  PHC_COMMAND = clang++ -c k.hip -o k.o
+build app.phc/gfx906.out: PHC_HIP_STEP k.o.phc/gfx906.o
+  PHC_COMMAND = lld gfx906
+  PHC_DESC = HIP link gfx906 app
+build app.phc/fatbin.hipfb: PHC_HIP_STEP app.phc/gfx906.out
+  PHC_COMMAND = bundler
+  PHC_DESC = HIP fatbin app
+build app.phc/fatbin.o: PHC_HIP_STEP app.phc/fatbin.hipfb
+  PHC_COMMAND = llvm-mc
+  PHC_DESC = HIP fatbin object app
+build app: PHC_HIP_STEP k.o app.phc/fatbin.o
+  PHC_COMMAND = ld
+  PHC_DESC = HIP host link app
+build m.o: CXX m.cpp
+build w.hip.o: HIP w.hip
+build tool: LINK m.o || w.hip.o
+)";
+
+/// The log of one build of kManifest, in the order ninja writes it (by end
+/// time); k.o's host edge logs both its outputs.
+constexpr const char* kLog = "# ninja log v5\n"
+                             "0\t40\t1\tm.o\th\n"
+                             "0\t90\t1\tk.o.phc/gfx906.o\th\n"
+                             "40\t100\t1\tw.hip.o\th\n"
+                             "100\t120\t1\ttool\th\n"
+                             "90\t200\t1\tk.o.phc/gfx90a.o\th\n"
+                             "200\t205\t1\tk.o.phc/bundle.hipfb\th\n"
+                             "90\t210\t1\tapp.phc/gfx906.out\th\n"
+                             "205\t260\t1\tk.o\th\n"
+                             "205\t260\t1\tk.o.d\th\n"
+                             "260\t262\t1\tapp.phc/fatbin.hipfb\th\n"
+                             "262\t263\t1\tapp.phc/fatbin.o\th\n"
+                             "263\t300\t1\tapp\th\n"
+                             "300\t305\t1\tnot-in-manifest.o\th\n";
+
+/// The analysis of kLog against kManifest on `cores`.
+Analysis analysed(int cores) {
+    auto m = ninja::parse_manifest(kManifest);
+    REQUIRE(m);
+    auto log = parse_log(kLog, ".ninja_log");
+    REQUIRE(log);
+    return analyse(make_build(*m, *log), cores);
+}
+
+/// The step whose first output is `output`.
+const Step& step(const Analysis& a, std::string_view output) {
+    for (const Step& s : a.build.steps)
+        if (s.output == output) return s;
+    FAIL("no step " << output);
+    return a.build.steps.front();
+}
+
+} // namespace
+
+TEST_CASE("report build: kinds, architectures and objects from regen's rules and descriptions") {
+    Analysis a = analysed(2);
+    CHECK(a.build.steps.size() == 12); // k.o and k.o.d: one edge
+    auto is = [&](std::string_view out, Kind k, std::string_view arch, std::string_view obj) {
+        const Step& s = step(a, out);
+        CHECK(s.kind == k);
+        CHECK(s.arch == arch);
+        CHECK(s.object == obj);
+    };
+    is("k.o.phc/gfx906.o", Kind::Device, "gfx906", "k.o");
+    is("k.o.phc/gfx90a.o", Kind::Device, "gfx90a", "k.o");
+    is("k.o.phc/bundle.hipfb", Kind::Bundle, "", "k.o");
+    is("k.o", Kind::Host, "", "k.o");
+    is("app.phc/gfx906.out", Kind::DeviceLink, "gfx906", "app");
+    is("app.phc/fatbin.hipfb", Kind::Fatbin, "", "app");
+    is("app.phc/fatbin.o", Kind::FatbinObject, "", "app");
+    is("app", Kind::HostLink, "", "app");
+    is("m.o", Kind::Compile, "", "m.o");
+    is("w.hip.o", Kind::HipCompile, "", "w.hip.o");
+    is("tool", Kind::Other, "", "tool");
+    is("not-in-manifest.o", Kind::Compile, "", "not-in-manifest.o");
+    CHECK(step(a, "w.hip.o").offload_archs == 2);
+    CHECK(step(a, "k.o").time == 55);
+}
+
+TEST_CASE("report build: dependencies are the measured producers of all inputs") {
+    Analysis a = analysed(2);
+    auto deps = [&](std::string_view out) {
+        std::vector<std::string> names;
+        for (uint32_t d : step(a, out).deps)
+            names.push_back(a.build.steps[d].output);
+        std::sort(names.begin(), names.end());
+        return names;
+    };
+    CHECK(deps("k.o.phc/bundle.hipfb") ==
+          std::vector<std::string>{"k.o.phc/gfx906.o", "k.o.phc/gfx90a.o"});
+    CHECK(deps("k.o") == std::vector<std::string>{"k.o.phc/bundle.hipfb"});
+    CHECK(deps("app") == std::vector<std::string>{"app.phc/fatbin.o", "k.o"});
+    CHECK(deps("tool") == std::vector<std::string>{"m.o", "w.hip.o"}); // order-only too
+    // The chain: gfx906 90, its link 120, fatbin 2, its object 1, host link 37.
+    CHECK(a.bound.critical_ms == 250);
+}
+
+TEST_CASE("report summary: the JSON has the script's keys, order and number spellings") {
+    Analysis a = analysed(2);
+    std::string json = json_summary(a);
+    CHECK(json.starts_with("{\"wall_ms\": 305, \"work_ms\": 545, \"critical_path_ms\": 250, "
+                           "\"bound_ms\": 272.5, \"list_schedule_ms\": "));
+    CHECK(json.find("\"by_kind_ms\": {\"HIP bundle\": 5, \"HIP compile (all architectures in "
+                    "one step)\": 60, \"HIP device gfx906\": 90, ") != std::string::npos);
+    auto parsed = nlohmann::json::parse(json);
+    CHECK(parsed["cores"] == 2);
+    CHECK(python_float(16000.0) == "16000.0");
+    CHECK(python_float(7193.5) == "7193.5");
+    CHECK(python_float(1.0 / 3) == "0.3333333333333333");
+}
+
+TEST_CASE("report trace: one complete event per step, the log's durations, lanes never overlap") {
+    Analysis a = analysed(2);
+    auto trace = nlohmann::json::parse(trace_json(a));
+    std::vector<nlohmann::json> events;
+    for (const auto& e : trace["traceEvents"])
+        if (e["ph"] == "X") events.push_back(e);
+    REQUIRE(events.size() == a.build.steps.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+        CHECK(events[i]["dur"].get<int64_t>() == a.build.steps[i].time * 1000);
+        for (size_t j = i + 1; j < events.size(); ++j) {
+            if (events[i]["tid"] != events[j]["tid"]) continue;
+            int64_t si = events[i]["ts"], sj = events[j]["ts"];
+            int64_t ei = si + events[i]["dur"].get<int64_t>();
+            int64_t ej = sj + events[j]["dur"].get<int64_t>();
+            CHECK((ei <= sj || ej <= si));
+        }
+    }
+    CHECK(events[1]["args"]["arch"] == "gfx906");
+    CHECK(events[1]["args"]["object"] == "k.o");
+    CHECK(events[1]["args"]["kind"] == "HIP device gfx906");
+    CHECK(events[1]["name"] == "gfx906 k.o");
+}

@@ -1,0 +1,110 @@
+// report: reading .ninja_log (v5 of ninja 1.11, v6 of 1.12, v7 of 1.13).
+#include "report/log.h"
+
+#include <doctest/doctest.h>
+#include <string>
+
+using namespace phc::report;
+
+namespace {
+
+/// The entries of the last build as "output start end" lines.
+std::string shown(const BuildLog& log) {
+    std::string out;
+    for (const auto& e : log.entries)
+        out += e.output + " " + std::to_string(e.start) + " " + std::to_string(e.end) + "\n";
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("report log: v5 (ninja 1.11), one build") {
+    auto log = parse_log("# ninja log v5\n"
+                         "0\t120\t1700000000123456789\ta.o\tdeadbeefdeadbeef\n"
+                         "3\t250\t1700000000223456789\tdir/b c.o\t1234\n"
+                         "121\t300\t0\tapp\tabc\n",
+                         "b/.ninja_log");
+    REQUIRE(log);
+    CHECK(log->version == 5);
+    CHECK(log->runs == 1);
+    CHECK(shown(*log) == "a.o 0 120\ndir/b c.o 3 250\napp 121 300\n");
+}
+
+TEST_CASE("report log: v6 (ninja 1.12) and v7 (ninja 1.13, rapidhash) read alike") {
+    for (std::string header : {"# ninja log v6\n", "# ninja log v7\n"}) {
+        auto log = parse_log(header + "5\t10\t1712345678000000000\tx.o\t9a8b7c6d5e4f3a2b\n"
+                                      "10\t40\t1712345679000000000\ty.o\tffffffffffffffff\n",
+                             ".ninja_log");
+        REQUIRE(log);
+        CHECK(log->version == header[13] - '0');
+        CHECK(shown(*log) == "x.o 5 10\ny.o 10 40\n");
+    }
+}
+
+TEST_CASE("report log: several builds, the last one is kept (end times drop at each start)") {
+    auto log = parse_log("# ninja log v5\n"
+                         "0\t100\t1\ta.o\th\n"
+                         "0\t900\t1\tb.o\th\n"
+                         "1000\t1500\t1\tapp\th\n" // build 1
+                         "0\t50\t2\ta.o\th\n"
+                         "50\t400\t2\tapp\th\n" // build 2
+                         "0\t70\t3\tb.o\th\n"
+                         "70\t90\t3\tapp\th\n", // build 3
+                         ".ninja_log");
+    REQUIRE(log);
+    CHECK(log->runs == 3);
+    CHECK(shown(*log) == "b.o 0 70\napp 70 90\n");
+}
+
+TEST_CASE("report log: restat entries (an unchanged output logged again, mtime 0) stay steps") {
+    // A restat edge whose output did not change is still logged with its run
+    // times; an output logged twice in one build keeps its place, last times.
+    auto log = parse_log("# ninja log v5\n"
+                         "0\t10\t0\tgen.h\th1\n"
+                         "10\t10\t0\tstamp\th2\n"
+                         "10\t30\t55\tgen.h\th3\n",
+                         ".ninja_log");
+    REQUIRE(log);
+    CHECK(log->runs == 1);
+    CHECK(shown(*log) == "gen.h 10 30\nstamp 10 10\n");
+}
+
+TEST_CASE("report log: every output of a multi-output edge has its line") {
+    auto log = parse_log("# ninja log v5\n"
+                         "0\t80\t1\tk.o\th\n"
+                         "0\t80\t1\tk.o.d\th\n"
+                         "0\t80\t1\tk.o.phc/gfx906.o\th\n",
+                         ".ninja_log");
+    REQUIRE(log);
+    CHECK(log->entries.size() == 3);
+}
+
+TEST_CASE("report log: short and empty lines are skipped; an empty log has no build") {
+    auto log = parse_log("# ninja log v5\n\n0\t5\n1\t9\t2\tz.o\n", ".ninja_log");
+    REQUIRE(log);
+    CHECK(shown(*log) == "z.o 1 9\n");
+    auto empty = parse_log("# ninja log v7\n", ".ninja_log");
+    REQUIRE(empty);
+    CHECK(empty->runs == 0);
+    CHECK(empty->entries.empty());
+}
+
+TEST_CASE("report log: foreign, unsupported and damaged logs are one-line errors naming the file") {
+    auto foreign = parse_log("{\"traceEvents\": []}\n", "b/.ninja_log");
+    REQUIRE_FALSE(foreign);
+    CHECK(foreign.error().message ==
+          "b/.ninja_log: error: not a ninja log (its first line is '{\"traceEvents\": []}', not "
+          "'# ninja log vN')");
+    auto future = parse_log("# ninja log v8\n", "b/.ninja_log");
+    REQUIRE_FALSE(future);
+    CHECK(future.error().message ==
+          "b/.ninja_log: error: ninja log version 8 is not supported (versions 4 to 7 are)");
+    auto bad = parse_log("# ninja log v5\n0\t1\t2\ta\th\nx\t1\t2\tb\th\n", "b/.ninja_log");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message ==
+          "b/.ninja_log:3: error: not a ninja log entry (start and end must be numbers)");
+    auto missing = read_log("/nonexistent-phc/.ninja_log", "build/.ninja_log");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message ==
+          "build/.ninja_log: error: cannot read the ninja log: No such file or directory");
+}
