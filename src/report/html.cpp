@@ -29,13 +29,13 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .step,.group{position:absolute;top:1px;height:17px;min-width:1px;box-sizing:border-box;
  overflow:hidden;white-space:nowrap;font-size:11px;line-height:17px;padding:0 2px;
  border-right:1px solid #fff;color:#000;cursor:default}
-.group{background:repeating-linear-gradient(45deg,#bbb,#bbb 3px,#ddd 3px,#ddd 6px)}
+.group{background-color:#bbb;background-image:repeating-linear-gradient(45deg,rgba(255,255,255,.45) 0 2px,transparent 2px 5px)}
 .crit{outline:2px solid #d00;outline-offset:-2px;z-index:1}
-.k-bundle,.k-fatbin,.k-fatbin-object,.k-unbundle{background:#c8c8c8!important}
-.k-host{background:#9ecae1!important}.k-host-link{background:#3182bd!important;color:#fff}
-.k-compile{background:#c7e9c0!important}.k-other{background:#fdd0a2!important}
-.k-hip-whole{background:#fc9272!important}
-.k-device-link{background-image:repeating-linear-gradient(90deg,transparent,transparent 6px,rgba(0,0,0,.15) 6px,rgba(0,0,0,.15) 8px)}
+.k-bundle,.k-fatbin,.k-fatbin-object,.k-unbundle{background-color:#c8c8c8}
+.k-host{background-color:#9ecae1}.k-host-link{background-color:#3182bd;color:#fff}
+.k-compile{background-color:#c7e9c0}.k-other{background-color:#fdd0a2}
+.k-hip-whole{background-color:#fc9272}
+.k-device-link{background-color:#ddd;background-image:repeating-linear-gradient(90deg,transparent 0 6px,rgba(0,0,0,.18) 6px 8px)}
 .axis{position:relative;height:18px;font-size:11px;color:#555}
 .tick{position:absolute;top:0;border-left:1px solid #aaa;padding-left:2px}
 .legend span{display:inline-block;padding:0 6px;margin:2px 4px 2px 0;border:1px solid #ccc}
@@ -112,7 +112,7 @@ std::string step_div(const Analysis& a, uint32_t i, const std::string& command) 
     int64_t wall = a.build.wall_ms;
     std::string style = fmt::format("left:{:.4f}%;width:{:.4f}%",
                                     pct(s.start - a.build.first_start, wall), pct(s.time, wall));
-    if (!s.arch.empty()) style += ";background:" + arch_colour(s.arch);
+    if (!s.arch.empty()) style += ";background-color:" + arch_colour(s.arch);
     return fmt::format(
         "<div class=\"step {}{}\" data-step=\"{}\" data-kind=\"{}\" data-arch=\"{}\" "
         "style=\"{}\" title=\"{}\">{}</div>",
@@ -121,7 +121,27 @@ std::string step_div(const Analysis& a, uint32_t i, const std::string& command) 
         html_escape(step_title(a, i, command)), html_escape(step_label(s)));
 }
 
-/// One block standing for several short steps that follow each other in a lane.
+/// The step of `run` whose kind and architecture took the most time in it.
+const Step& dominant(const Build& b, const std::vector<uint32_t>& run) {
+    std::vector<std::pair<std::string, int64_t>> sums;
+    const Step* best = &b.steps[run.front()];
+    int64_t best_ms = -1;
+    for (uint32_t i : run) {
+        std::string key = kind_key(b.steps[i].kind, b.steps[i].arch);
+        auto it =
+            std::find_if(sums.begin(), sums.end(), [&](const auto& p) { return p.first == key; });
+        if (it == sums.end()) it = sums.insert(sums.end(), {key, 0});
+        it->second += b.steps[i].time;
+        if (it->second > best_ms) {
+            best_ms = it->second;
+            best = &b.steps[i];
+        }
+    }
+    return *best;
+}
+
+/// One block standing for several short steps that follow each other in a
+/// lane, coloured as the kind of step that took most of its time.
 std::string group_div(const Analysis& a, const std::vector<uint32_t>& run) {
     const Build& b = a.build;
     int64_t first = b.steps[run.front()].start, last = b.steps[run.back()].end, work = 0;
@@ -130,11 +150,14 @@ std::string group_div(const Analysis& a, const std::vector<uint32_t>& run) {
         work += b.steps[run[k]].time;
         if (k < 8) names += "\n" + step_label(b.steps[run[k]]);
     }
+    const Step& major = dominant(b, run);
+    std::string colour = major.arch.empty() ? "" : ";background-color:" + arch_colour(major.arch);
     if (run.size() > 8) names += fmt::format("\n... and {} more", run.size() - 8);
     return fmt::format(
-        "<div class=\"group\" data-steps=\"{}\" style=\"left:{:.4f}%;width:{:.4f}%\" "
+        "<div class=\"group {}\" data-steps=\"{}\" style=\"left:{:.4f}%;width:{:.4f}%{}\" "
         "title=\"{}\"></div>",
-        run.size(), pct(first - b.first_start, b.wall_ms), pct(last - first, b.wall_ms),
+        kind_class(major.kind), run.size(), pct(first - b.first_start, b.wall_ms),
+        pct(last - first, b.wall_ms), colour,
         html_escape(fmt::format("{} short steps, {:.3f} s of work{}", run.size(),
                                 static_cast<double>(work) / 1000.0, names)));
 }
@@ -169,8 +192,11 @@ std::string lane_div(const Analysis& a, const std::vector<uint32_t>& steps, bool
         if (run.size() > 1) out += group_div(a, run);
         run.clear();
     };
+    // A block covers at most 1% of the wall time, so the picture keeps its shape.
+    int64_t block = static_cast<int64_t>(kSmallFraction * static_cast<double>(b.wall_ms));
     for (uint32_t i : steps) {
         if (small(i)) {
+            if (!run.empty() && b.steps[i].end - b.steps[run.front()].start > block) flush();
             run.push_back(i);
             continue;
         }
@@ -206,7 +232,7 @@ std::string legend(const Analysis& a) {
             archs.push_back(s.arch);
     std::sort(archs.begin(), archs.end());
     for (const auto& arch : archs)
-        out += fmt::format("<span style=\"background:{}\">{}</span>", arch_colour(arch),
+        out += fmt::format("<span style=\"background-color:{}\">{}</span>", arch_colour(arch),
                            html_escape(arch));
     for (Kind k :
          {Kind::Bundle, Kind::Host, Kind::HostLink, Kind::HipCompile, Kind::Compile, Kind::Other})
@@ -223,7 +249,8 @@ std::string timeline(const Analysis& a, const std::function<std::string(uint32_t
     std::string out = "<h2>Timeline</h2>\n" + legend(a);
     if (group)
         out += "<p>Steps shorter than 1% of the wall time that follow each other in a lane are "
-               "drawn as one striped block.</p>\n";
+               "drawn as hatched blocks of at most 1% of it, coloured as the kind of step that "
+               "took most of the block's time.</p>\n";
     out += "<div id=\"timeline\" class=\"timeline\">\n";
     for (const auto& lane : lanes_of(a.build))
         out += lane_div(a, lane, group, command);
@@ -263,7 +290,7 @@ std::string summary_tables(const Analysis& a) {
 
 /// One bar segment of the per-object view.
 std::string segment(const Step& s, double left, double width) {
-    std::string colour = s.arch.empty() ? "" : ";background:" + arch_colour(s.arch);
+    std::string colour = s.arch.empty() ? "" : ";background-color:" + arch_colour(s.arch);
     return fmt::format(
         "<div class=\"{}\" style=\"left:{:.3f}%;width:{:.3f}%{}\" title=\"{}\"></div>",
         kind_class(s.kind), left, width, colour,
