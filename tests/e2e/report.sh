@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# phc-ninja report on a real build of samples/cmake-hip (light variant,
+# clang-15, two architectures, regen'd): --json, the trace (one event per step
+# of the last build, the log's durations, lanes that never overlap), the HTML
+# page rendered by headless Chromium (one timeline element per step, with its
+# label; a screenshot is kept as report.png in the suite's directory), the last
+# of several builds, and one-line errors for a missing or foreign log.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+dir=$(suite_dir report)
+src=$dir/src
+b=$dir/build
+cp -r "$PHC_SRC/samples/cmake-hip" "$src"
+cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPHC_SAMPLE_HEAVY=OFF \
+  -DCMAKE_HIP_COMPILER=clang++-15 -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
+  -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >/dev/null
+"$PHC" regen -C "$b" --quiet
+ninja -C "$b" >/dev/null || fail "the build failed"
+
+# check_trace TRACE: one X event per entry of the log's last build (the sample has
+# no multi-output edges), with the log's duration; lanes never overlap. Prints the count.
+check_trace() {
+  python3 - "$1" "$b/.ninja_log" <<'PY'
+import json, sys
+trace = json.load(open(sys.argv[1]))
+events = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+run, prev = {}, -1
+for line in open(sys.argv[2]).read().splitlines()[1:]:
+    f = line.split("\t")
+    if len(f) < 4: continue
+    start, end = int(f[0]), int(f[1])
+    if end < prev: run = {}
+    run[f[3]] = end - start
+    prev = end
+outs = [e["args"]["output"] for e in events]
+assert len(events) == len(run), f"{len(events)} events for {len(run)} log entries"
+assert sorted(outs) == sorted(run), "events and log entries name different outputs"
+for e in events:
+    assert e["dur"] == run[e["args"]["output"]] * 1000, f"duration of {e['name']}"
+    for k in ("arch", "object", "kind"): assert k in e["args"], f"{e['name']}: no {k}"
+lanes = {}
+for e in events: lanes.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+for spans in lanes.values():
+    spans.sort()
+    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+        assert e0 <= s1, "two events overlap in one lane"
+print(len(events))
+PY
+}
+
+# A full build: the summary, --json, the trace and the page.
+"$PHC" report -C "$b" --cores 2 --trace "$dir/trace.json" --html "$dir/report.html" >"$dir/summary.txt" ||
+  fail "report failed: $(cat "$dir/summary.txt")"
+for want in "HIP device gfx906" "HIP device gfx90a" "HIP bundle" "HIP host compile" \
+  "best any schedule could reach on 2 cores" "critical path:" "slowest objects"; do
+  grep -q "$want" "$dir/summary.txt" || fail "summary lacks '$want': $(cat "$dir/summary.txt")"
+done
+"$PHC" report -C "$b" --cores 2 --json >"$dir/summary.json"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+keys = ["wall_ms", "work_ms", "critical_path_ms", "bound_ms", "list_schedule_ms", "cores", "by_kind_ms"]
+assert list(r) == keys, list(r)
+assert r["critical_path_ms"] <= r["bound_ms"] <= r["list_schedule_ms"], r
+assert r["work_ms"] == sum(r["by_kind_ms"].values()), r
+assert r["cores"] == 2
+' "$dir/summary.json" || fail "--json: $(cat "$dir/summary.json")"
+steps=$(check_trace "$dir/trace.json") || fail "trace check failed"
+pass "summary, --json and the trace of a full build ($steps steps)"
+
+grep -Eiq '(src|href)=|@import|url\(' "$dir/report.html" && fail "the page loads something from elsewhere"
+if command -v chromium >/dev/null; then
+  chrome() {
+    chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+      --disable-component-update --disable-sync --no-first-run --user-data-dir="$dir/chromium" "$@" \
+      2>>"$dir/chromium.log"
+  }
+  chrome --dump-dom "file://$dir/report.html" >"$dir/dom.html" || fail "chromium could not load the page"
+  python3 - "$dir/dom.html" "$dir/trace.json" <<'PY' || fail "the rendered page does not match the trace"
+import html, json, re, sys
+dom = open(sys.argv[1]).read()
+names = sorted(e["name"] for e in json.load(open(sys.argv[2]))["traceEvents"] if e["ph"] == "X")
+drawn = sorted(html.unescape(t) for t in re.findall(r'<div class="step [^"]*"[^>]*>([^<]*)</div>', dom))
+assert drawn == names, f"drawn {drawn} != events {names}"
+assert 'class="step k-device' in dom and ' crit"' in dom, "no device step or no critical path"
+assert re.search(r'<tr class="object"><td>CMakeFiles/[^<]*\.hip\.o</td>', dom), "no split object row"
+PY
+  chrome --screenshot="$dir/report.png" --window-size=1400,900 "file://$dir/report.html" >/dev/null ||
+    fail "chromium could not take a screenshot"
+  [ -s "$dir/report.png" ] || fail "no screenshot"
+  pass "Chromium renders one timeline element per step with its label (screenshot: $dir/report.png)"
+else
+  echo "SKIP: chromium is not installed (scripts/setup installs it): the page was not rendered"
+fi
+
+# An incremental build: the log now holds two builds; the report shows the last.
+touch "$src/src/saxpy.hip"
+ninja -C "$b" >/dev/null || fail "the rebuild failed"
+"$PHC" report -C "$b" --cores 2 --trace "$dir/trace2.json" >"$dir/summary2.txt"
+grep -q "the last of 2 in its log" "$dir/summary2.txt" || fail "not the last of two builds: $(head -n 1 "$dir/summary2.txt")"
+steps2=$(check_trace "$dir/trace2.json") || fail "trace check of the rebuild failed"
+[ "$steps2" -lt "$steps" ] || fail "the rebuild's report has $steps2 steps, the full build had $steps"
+python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+assert all("reduce" not in e["args"]["object"] for e in ev), "a step of reduce.hip in the rebuild"
+assert sorted(e["args"]["arch"] for e in ev if e["args"]["kind"].startswith("HIP device g")) == ["gfx906", "gfx90a"]
+' "$dir/trace2.json" || fail "the rebuild's trace has other steps"
+pass "several builds in the log: the last one is reported ($steps2 steps)"
+
+# Errors: one line naming the file.
+mkdir -p "$dir/empty"
+printf 'rule cc\n  command = cc -c $in -o $out\nbuild a.o: cc a.c\n' >"$dir/empty/build.ninja"
+err=$("$PHC" report -C "$dir/empty" 2>&1) && fail "no error without a log"
+expect_eq "missing log" "$dir/empty/.ninja_log: error: cannot read the ninja log: No such file or directory" "$err"
+echo '{"traceEvents": []}' >"$dir/empty/.ninja_log"
+err=$("$PHC" report -C "$dir/empty" 2>&1) && fail "no error for a foreign log"
+[ "$(wc -l <<<"$err")" = 1 ] && grep -q "^$dir/empty/.ninja_log: error: not a ninja log" <<<"$err" ||
+  fail "foreign log: $err"
+err=$("$PHC" report -C "$dir" 2>&1) && fail "no error without a manifest"
+grep -q "^$dir/build.ninja: error: no ninja manifest" <<<"$err" || fail "missing manifest: $err"
+pass "a missing or foreign log, a missing manifest: one-line errors naming the file"
