@@ -109,13 +109,15 @@ pass "several builds in the log: the last one is reported ($steps2 steps)"
 
 # Errors: one line naming the file.
 mkdir -p "$dir/empty"
+# shellcheck disable=SC2016 # ninja's $in and $out, literally
 printf 'rule cc\n  command = cc -c $in -o $out\nbuild a.o: cc a.c\n' >"$dir/empty/build.ninja"
 err=$("$PHC" report -C "$dir/empty" 2>&1) && fail "no error without a log"
 expect_eq "missing log" "$dir/empty/.ninja_log: error: cannot read the ninja log: No such file or directory" "$err"
 echo '{"traceEvents": []}' >"$dir/empty/.ninja_log"
 err=$("$PHC" report -C "$dir/empty" 2>&1) && fail "no error for a foreign log"
-[ "$(wc -l <<<"$err")" = 1 ] && grep -q "^$dir/empty/.ninja_log: error: not a ninja log" <<<"$err" ||
+if [ "$(wc -l <<<"$err")" != 1 ] || ! grep -q "^$dir/empty/.ninja_log: error: not a ninja log" <<<"$err"; then
   fail "foreign log: $err"
+fi
 err=$("$PHC" report -C "$dir" 2>&1) && fail "no error without a manifest"
 grep -q "^$dir/build.ninja: error: no ninja manifest" <<<"$err" || fail "missing manifest: $err"
 pass "a missing or foreign log, a missing manifest: one-line errors naming the file"
