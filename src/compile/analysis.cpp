@@ -341,9 +341,19 @@ Analysis analyze(CompileCommand command, const AnalyzeInput& in) {
     a.base_dir = in.base_dir;
     Expanded ex = expand_rsp(a.command.argv, {a.work_dir(), in.rspfile, in.rspfile_content});
     a.expanded = ex.argv;
+    if (ex.nested) {
+        a.decision = leave(Reason::ResponseFile, "a response file names another response file");
+        return a;
+    }
     if (!ex.error.empty()) {
         a.decision = leave(Reason::ResponseFile, "cannot read a response file: " + ex.error);
         return a;
+    }
+    if (ex.argv != a.command.argv) {
+        // The plan works on every argument: the expanded command is the command.
+        a.command.argv = ex.argv;
+        a.rsp = true;
+        ex.from_rsp.assign(ex.argv.size(), false);
     }
     std::vector<ParsedArg> args = parse_args(ex.argv);
     Facts f = gather(ex.argv, args, ex.from_rsp);

@@ -76,6 +76,9 @@ struct Analysis {
     bool writes_depfile = false;       ///< -MD, -MMD, -Wp,-MD,FILE or -Wp,-MMD,FILE
     std::string cuid;                  ///< value of an explicit -cuid=
     bool cuid_none = false;            ///< -fuse-cuid=none without -cuid=
+    /// The command read its arguments from response files (`@file`): command.argv
+    /// holds them expanded, and the steps should read theirs from files too.
+    bool rsp = false;
     Decision decision;
 
     /// The directory the compiler runs in: base_dir, then the command's `cd`.

@@ -50,6 +50,7 @@ void expand_into(const std::vector<std::string>& words, size_t first, bool from_
             out.from_rsp.push_back(from_rsp);
             continue;
         }
+        if (depth > 0) out.nested = true;
         if (depth >= 16) {
             out.error = "response files nest too deeply at '" + w + "'";
             return;

@@ -1,6 +1,5 @@
-// Response files (`@file`): expanded for the analysis only. The plan edits the
-// original argv, so a command whose split-relevant options sit inside a
-// response file is left alone rather than rewritten.
+// Response files (`@file`): expanded, so that the analysis and the plan see
+// every argument; the steps of a command that read one write their own.
 #pragma once
 
 #include <string>
@@ -19,6 +18,7 @@ struct RspSource {
 struct Expanded {
     std::vector<std::string> argv;
     std::vector<bool> from_rsp; ///< per word of argv: it came from a response file
+    bool nested = false;        ///< a response file names another response file
     std::string error;          ///< non-empty: a response file could not be read (human text)
 };
 

@@ -142,6 +142,30 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
     return 0;
 }
 
+/// Binds PHC_COMMAND to the step's command. For a compile that read response
+/// files, the step reads its own: the compiler's arguments go to
+/// "<first output>.rsp" (PHC_RSP, PHC_RSP_CONTENT; ninja writes it) and the
+/// command names it, so long command lines stay within the system's limits.
+void add_command(ninja::BuildStatement& b, const split::Step& s, const split::GraphEdge& e,
+                 const split::Plan& plan) {
+    if (!plan.analysis.rsp || !s.cwd.empty() || e.outputs.empty()) {
+        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+        return;
+    }
+    auto at = std::find(s.argv.begin(), s.argv.end(), plan.analysis.command.argv.at(0));
+    if (at == s.argv.end()) {
+        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+        return;
+    }
+    const std::string rsp = e.outputs[0] + ".rsp";
+    split::Step short_step = s;
+    short_step.argv.assign(s.argv.begin(), at + 1);
+    short_step.argv.push_back("@" + rsp);
+    b.bindings.push_back(literal("PHC_COMMAND", short_step.shell()));
+    b.bindings.push_back(literal("PHC_RSP", rsp));
+    b.bindings.push_back(literal("PHC_RSP_CONTENT", compile::join_command({at + 1, s.argv.end()})));
+}
+
 /// Below this many words, a shared start is not worth its own variable. (Words,
 /// not bytes: the choice must not depend on how long the paths in it are.)
 constexpr size_t kMinSharedWords = 4;
@@ -165,17 +189,19 @@ Names unique_names(const ninja::Manifest& m) {
 std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs) {
     std::vector<ninja::NewStatement> out;
     if (device_jobs > 0) out.push_back(ninja::PoolStatement{names.pool, device_jobs});
-    out.push_back(ninja::RuleStatement{names.device,
-                                       {var("command", "$PHC_COMMAND"),
-                                        var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
-                                        var("depfile", "$PHC_DEPFILE"), var("deps", "gcc")}});
+    out.push_back(ninja::RuleStatement{
+        names.device,
+        {var("command", "$PHC_COMMAND"), var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
+         var("depfile", "$PHC_DEPFILE"), var("deps", "gcc"), var("rspfile", "$PHC_RSP"),
+         var("rspfile_content", "$PHC_RSP_CONTENT")}});
     out.push_back(ninja::RuleStatement{
         names.bundle,
         {var("command", "$PHC_COMMAND"), var("description", "HIP bundle $PHC_OBJECT")}});
     out.push_back(ninja::RuleStatement{
         names.host,
         {var("command", "$PHC_COMMAND"), var("description", "HIP host $PHC_OBJECT"),
-         var("depfile", "$PHC_DEPFILE"), var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT")}});
+         var("depfile", "$PHC_DEPFILE"), var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT"),
+         var("rspfile", "$PHC_RSP"), var("rspfile_content", "$PHC_RSP_CONTENT")}});
     out.push_back(
         ninja::RuleStatement{names.step,
                              {var("command", "$PHC_COMMAND"), var("description", "$PHC_DESC"),
@@ -217,10 +243,12 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
 
     // One rule for all device edges of this object when one command template
     // fits them all: each device edge then only names its architecture.
-    std::string command = devices.empty() ? "" : device_template(devices, step_command);
+    // Commands that read response files get one each: no shared template.
+    const bool rsp = plan.analysis.rsp;
+    std::string command = devices.empty() || rsp ? "" : device_template(devices, step_command);
     std::string depfile = command.empty() ? "" : device_template(devices, step_depfile);
     std::string device_rule;
-    std::string host_command = host ? ninja::escape_value(host->shell()) : "";
+    std::string host_command = host && !rsp ? ninja::escape_value(host->shell()) : "";
     bool host_shares = false;
     if (!command.empty() && !depfile.empty()) {
         const std::string hash = util::Hasher().add(object).hex64();
@@ -273,7 +301,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             const bool templated = !device_rule.empty();
             b.rule = templated ? device_rule : names.device;
             if (!templated) {
-                b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+                add_command(b, s, e, plan);
                 b.bindings.push_back(literal("PHC_OBJECT", object));
             }
             b.bindings.push_back(literal("PHC_ARCH", s.arch));
@@ -311,8 +339,10 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             break;
         case split::StepKind::Host:
             b.rule = names.host;
-            b.bindings.push_back(host_shares ? var("PHC_COMMAND", host_command)
-                                             : literal("PHC_COMMAND", s.shell()));
+            if (host_shares)
+                b.bindings.push_back(var("PHC_COMMAND", host_command));
+            else
+                add_command(b, s, e, plan);
             b.bindings.push_back(literal("PHC_OBJECT", object));
             // The host compile writes the original depfile.
             if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
@@ -334,11 +364,6 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     EdgeDecision& d = r.d;
     d.object = carry.outputs.empty() ? std::string() : carry.outputs[0];
     compile::Analysis a = compile::analyze_string(command, in);
-    if (a.decision.split() && !in.rspfile.empty()) {
-        d.code = "ninja-rspfile";
-        d.text = "the command reads a ninja rspfile, which parallel edges cannot share";
-        return r;
-    }
     if (!a.decision.split()) {
         d.code = std::string(compile::reason_code(a.decision.reason));
         d.text = a.decision.text;

@@ -1,6 +1,7 @@
 #include "compile/analysis.h"
 #include "compile/probe.h"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 
 using namespace phc::compile;
@@ -78,10 +79,21 @@ TEST_CASE("every left-alone reason, from the command line") {
           "single-arch");
 }
 
-TEST_CASE("response files are expanded for the analysis only") {
+TEST_CASE("response files are expanded: the command is what they say, and steps write their own") {
     AnalyzeInput in{"", "k.rsp", "--offload-arch=gfx906 --offload-arch=gfx90a"};
     Analysis a = analyze_string(kHip + "@k.rsp -c k.hip -o k.o", in);
+    CHECK(a.decision.split());
+    CHECK(a.rsp);
+    CHECK(a.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    CHECK(std::find(a.command.argv.begin(), a.command.argv.end(), "@k.rsp") ==
+          a.command.argv.end());
+    CHECK_FALSE(
+        analyze_string(kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -c k.hip", {}).rsp);
+    // A response file naming another: left alone.
+    in.rspfile_content = "@other.rsp";
+    a = analyze_string(kHip + "@k.rsp -c k.hip -o k.o", in);
     CHECK(a.decision.reason == Reason::ResponseFile);
+    CHECK(a.decision.text.find("another response file") != std::string::npos);
     in.rspfile_content = "-DX=1 -Iinc k.hip";
     a = analyze_string(kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -c @k.rsp -o k.o", in);
     CHECK(a.decision.split());
