@@ -10,6 +10,7 @@
 #include "split/link.h"
 #include "split/plan.h"
 
+#include <algorithm>
 #include <map>
 #endif
 
@@ -31,6 +32,26 @@ Job to_job(const split::Step& s, std::string label) {
         j.env.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
     }
     return j;
+}
+
+/// A compile that read its arguments from response files: each compile step
+/// reads its own, written to `private_dir`, so that long command lines stay
+/// within the system's limits. The compiler's arguments (after `compiler`) go
+/// to the file.
+Status use_response_files(std::vector<split::Step>& steps, const std::string& compiler,
+                          const std::string& private_dir) {
+    for (size_t k = 0; k < steps.size(); ++k) {
+        split::Step& s = steps[k];
+        auto at = std::find(s.argv.begin(), s.argv.end(), compiler);
+        if (at == s.argv.end()) continue; // the bundler
+        const std::string rsp = private_dir + "/step" + std::to_string(k) + ".rsp";
+        if (auto st = util::write_file_atomic(rsp, compile::join_command({at + 1, s.argv.end()}));
+            !st)
+            return st;
+        s.argv.erase(at + 1, s.argv.end());
+        s.argv.push_back("@" + rsp);
+    }
+    return Ok{};
 }
 
 /// The label of a step's job: the architecture for device steps, else its kind.
@@ -112,7 +133,11 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     auto plan = split::plan(std::move(a), cache, opts);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
-
+    if (plan->analysis.rsp) {
+        if (auto st = use_response_files(plan->steps, plan->analysis.command.argv[0], private_dir);
+            !st)
+            return st.error();
+    }
     return Planned{to_jobs(plan->steps, plan->analysis.output, plan->analysis.command.cwd), {}};
 }
 
