@@ -1,5 +1,5 @@
 // The numbers of a report: per kind of step, per object, the bound; and the
-// summary as text and as the JSON scripts/ninja-timing --json printed.
+// summary as text and as the JSON the former scripts/ninja-timing --json printed.
 #pragma once
 
 #include "report/bound.h"
@@ -38,7 +38,7 @@ Analysis analyse(Build build, int cores);
 /// The dependency graph of the steps, for compute_bound().
 Dag make_dag(const Build& build);
 
-/// The summary as JSON, with scripts/ninja-timing --json's keys, order and
+/// The summary as JSON, with the former scripts/ninja-timing --json's keys, order and
 /// spacing: wall_ms, work_ms, critical_path_ms, bound_ms (an integer when the
 /// critical path is the bound, else a float), list_schedule_ms, cores, by_kind_ms.
 std::string json_summary(const Analysis& a);
