@@ -49,7 +49,7 @@ one_line_error() {
 
 echo "== regen"
 mkdir -p "$W/r"
-cd "$W/r"
+cd "$W/r" || exit 1
 cat >k.hip <<'K'
 __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }
 K
@@ -126,7 +126,7 @@ pass "stale temporaries are removed on the next write"
 
 echo "== gen"
 mkdir -p "$W/g/sub"
-cd "$W/g"
+cd "$W/g" || exit 1
 cp "$W/r/k.hip" k.hip
 echo 'int a;' >a.c
 cat >compile_commands.json <<J
@@ -194,7 +194,7 @@ pass "gen refuses to overwrite what it reads and any file it did not write"
 
 echo "== launcher"
 mkdir -p "$W/l"
-cd "$W/l"
+cd "$W/l" || exit 1
 printf '__global__ void k(float* x) { x[threadIdx.x] = ; }\n' >bad.hip
 mknod obj c 1 3
 mknod dep c 1 3

@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # Every plan reused from an edge shape is checked against the edge's own plan.
 export PHC_REGEN_VERIFY=1
 dir=$(suite_dir regen_manifest)
-cd "$dir"
+cd "$dir" || exit 1
 cat >k.hip <<'K'
 #include <hip/hip_runtime.h>
 __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }

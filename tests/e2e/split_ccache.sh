@@ -28,7 +28,6 @@ cmd="ccache clang++-15 -x hip $ROCM -O2 --offload-arch=gfx906 --offload-arch=gfx
 grep -q '^# decision: split$' "$work/plan.sh" || fail "not split: $(cat "$work/plan.sh")"
 grep -v '^#' "$work/plan.sh" > "$work/steps.sh"
 host=$(tail -n 1 "$work/steps.sh")
-bundle=$(grep -- '-output=' "$work/steps.sh" | sed 's/.*-output=\([^ ]*\).*/\1/')
 case "$host" in
   CCACHE_EXTRAFILES=*' ccache '*) ;;
   *) fail "the host step does not run ccache with CCACHE_EXTRAFILES: $host" ;;

@@ -4,6 +4,7 @@ set -euo pipefail
 : "${PHC:?PHC must name the phc-ninja binary}"
 : "${PHC_SRC:?PHC_SRC must name the source tree}"
 : "${PHC_TMP:=${TMPDIR:-/tmp}/phc-e2e}"
+# shellcheck disable=SC2034 # used by the suites that source this file
 HIP_FLAGS_DEFAULT="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
 
 # suite_dir NAME: a fresh scratch directory for one suite, printed.
