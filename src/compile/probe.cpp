@@ -278,8 +278,7 @@ std::string cut(std::string text, size_t max) {
 std::string shown_probe(const ProbeRequest& req, const std::vector<std::string>& extra) {
     std::vector<std::string> argv = req.argv;
     argv.insert(argv.end(), extra.begin(), extra.end());
-    argv.push_back("-###");
-    return cut(join_command(argv), kShownMax);
+    return cut(join_command(argv) + " -###", kShownMax);
 }
 
 /// Runs `req.argv extra... -###` and returns what it printed; messages show
