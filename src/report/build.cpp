@@ -136,7 +136,7 @@ void classify(Step& s, std::string_view rule, std::string_view description, int 
         if (s.arch.empty() && description.starts_with("HIP "))
             s.arch = word_after(description, "HIP ");
         if (s.arch.empty()) { // x.o.phc/gfx906.o
-            std::string_view file = s.output.substr(s.output.rfind('/') + 1);
+            std::string_view file = std::string_view(s.output).substr(s.output.rfind('/') + 1);
             s.arch = file.substr(0, file.rfind('.'));
         }
     } else if (rule.starts_with("PHC_HIP_BUNDLE")) {
