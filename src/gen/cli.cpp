@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <fmt/format.h>
 #include <string>
 #include <string_view>
 
@@ -13,7 +14,8 @@ namespace phc::gen {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: phc-ninja gen [-p compile_commands.json | DIR] [-o phc.ninja] [--device-jobs N]\n"
+    "usage: phc-ninja gen [-p compile_commands.json | DIR] [-o phc.ninja] [--device-jobs N] "
+    "[--explain]\n"
     "\n"
     "Writes a ninja file that builds the objects of a compilation database at the\n"
     "paths the original build expects. Multi-architecture HIP compiles become one\n"
@@ -27,6 +29,7 @@ constexpr const char* kUsage =
     "                     when gen wrote it (or it is empty); the database, an\n"
     "                     entry's source or object are refused.\n"
     "  --device-jobs N    run at most N device compiles at once (a ninja pool)\n"
+    "  --explain          list every entry with its decision and reason\n"
     "\n"
     "Entries may use \"command\" or \"arguments\"; relative paths resolve against the\n"
     "entry's \"directory\", a relative \"directory\" against the database's. Errors\n"
@@ -45,8 +48,20 @@ int usage_error(const std::string& msg) {
     return 2;
 }
 
+/// Prints each entry's decision (as `regen --explain` does for edges).
+void print_decisions(std::FILE* to, const GenReport& r) {
+    for (const auto& d : r.decisions) {
+        if (d.split)
+            std::fprintf(to, "split       %s  [%s]\n", d.object.c_str(),
+                         fmt::format("{}", fmt::join(d.archs, " ")).c_str());
+        else
+            std::fprintf(to, "left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
+                         d.text.c_str());
+    }
+}
+
 /// Parses the arguments into `req`; an empty string on success, else the error.
-std::string parse_args(int argc, char** argv, GenRequest& req, bool& help) {
+std::string parse_args(int argc, char** argv, GenRequest& req, bool& help, bool& explain) {
     bool have_db = false;
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
@@ -57,6 +72,8 @@ std::string parse_args(int argc, char** argv, GenRequest& req, bool& help) {
         };
         if (a == "-h" || a == "--help") {
             help = true;
+        } else if (a == "--explain") {
+            explain = true;
         } else if (a == "-p") {
             if (auto err = value(req.database); !err.empty()) return err;
             have_db = true;
@@ -88,8 +105,9 @@ std::string parse_args(int argc, char** argv, GenRequest& req, bool& help) {
 
 int cli_main(int argc, char** argv) {
     GenRequest req;
-    bool help = false;
-    if (auto err = parse_args(argc, argv, req, help); !err.empty()) return usage_error(err);
+    bool help = false, explain = false;
+    if (auto err = parse_args(argc, argv, req, help, explain); !err.empty())
+        return usage_error(err);
     if (help) {
         std::fputs(kUsage, stdout);
         return 0;
@@ -104,6 +122,7 @@ int cli_main(int argc, char** argv) {
     }
     for (const auto& note : report->notes)
         std::fprintf(stderr, "phc-ninja gen: note: %s\n", note.c_str());
+    if (explain) print_decisions(summary, *report);
     std::fprintf(summary, "%s\n", summary_line(*report).c_str());
     return 0;
 }

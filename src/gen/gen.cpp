@@ -98,7 +98,8 @@ Result<GenReport> run_gen(const GenRequest& request) {
     options.generated_from = db->path;
     auto g = generate(*db, options);
     if (!g) return g.error();
-    GenReport report{request.ninja_file, g->entries, g->split, g->plain, g->edges, false, g->notes};
+    GenReport report{request.ninja_file, g->entries, g->split, g->plain,
+                     g->edges,           false,      g->notes, std::move(g->decisions)};
     const std::string_view text = g->text;
     if (to_stdout) {
         if (!util::write_all(1, text))

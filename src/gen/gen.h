@@ -2,6 +2,7 @@
 // ninja file only when its bytes change.
 #pragma once
 
+#include "gen/generate.h"
 #include "util/error.h"
 
 #include <cstddef>
@@ -21,8 +22,9 @@ struct GenRequest {
 struct GenReport {
     std::string ninja_file;
     std::size_t entries = 0, split = 0, plain = 0, edges = 0;
-    bool changed = false;           ///< false when the file already had these bytes
-    std::vector<std::string> notes; ///< entries left alone for a reason worth telling
+    bool changed = false;                 ///< false when the file already had these bytes
+    std::vector<std::string> notes;       ///< entries left alone for a reason worth telling
+    std::vector<EntryDecision> decisions; ///< every entry's decision, for --explain
 };
 
 /// Runs gen. Nothing is written when it fails. The output is written with

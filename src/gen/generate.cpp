@@ -122,25 +122,49 @@ ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     return b;
 }
 
+/// Records in `d` why the entry is left alone (`reason`).
+void leave(EntryDecision& d, const compile::Decision& reason) {
+    d.code = std::string(compile::reason_code(reason.reason));
+    d.text = reason.text;
+}
+
 /// The plan for one entry when it is split; nullopt when it is left alone (then
-/// a plain edge is written). A compiler that cannot be probed leaves the entry
-/// alone, with a note.
+/// a plain edge is written). `d` gets the decision and its reason. A compiler
+/// that cannot be probed leaves the entry alone ("probe-failed"), with a note.
 std::optional<split::Plan> plan_entry(const Entry& e, compile::ProbeCache& probes,
-                                      const GenOptions& options, std::vector<std::string>& notes) {
+                                      const GenOptions& options, std::vector<std::string>& notes,
+                                      EntryDecision& d) {
     auto rec = compile::recognise_argv(e.argv);
-    if (!rec.command) return std::nullopt;
+    if (!rec.command) {
+        leave(d, {compile::Reason::NotSimple, rec.reason});
+        return std::nullopt;
+    }
     auto analysis = compile::analyze(*rec.command, compile::AnalyzeInput{e.directory, {}, {}});
-    if (!analysis.decision.split()) return std::nullopt;
+    if (!analysis.decision.split()) {
+        leave(d, analysis.decision);
+        return std::nullopt;
+    }
     split::PlanOptions opts;
     opts.private_dir =
         object_private_dir(options.private_dir, dir_of(options.ninja_path), e.output);
     opts.device_depfiles = true;
     auto plan = split::plan(std::move(analysis), probes, opts);
     if (!plan) {
-        notes.push_back(fmt::format("entry {}: not split: {}", e.index, plan.error().message));
+        std::string why = plan.error().message;
+        if (why.starts_with("error: ")) why.erase(0, 7); // a note, not an error
+        d.code = "probe-failed";
+        d.text = why;
+        notes.push_back(fmt::format("entry {}: not split (probe-failed): {}", e.index, why));
         return std::nullopt;
     }
-    if (!plan->split()) return std::nullopt;
+    if (!plan->split()) {
+        leave(d, plan->analysis.decision);
+        return std::nullopt;
+    }
+    d.split = true;
+    leave(d, plan->analysis.decision);
+    for (const split::Step& s : plan->steps)
+        if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
     return std::move(plan).value();
 }
 
@@ -148,12 +172,18 @@ std::optional<split::Plan> plan_entry(const Entry& e, compile::ProbeCache& probe
 std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions& options,
                                                compile::ProbeCache& probes, Generated& g) {
     const std::string ninja_dir = dir_of(options.ninja_path);
+    EntryDecision& d = g.decisions.emplace_back();
+    d.index = e.index;
+    d.object = spell_from(ninja_dir, e.output);
     if (!options.private_dir.empty()) {
-        if (auto plan = plan_entry(e, probes, options, g.notes)) {
+        if (auto plan = plan_entry(e, probes, options, g.notes, d)) {
             ++g.split;
             return split_edges(*plan, ninja_dir,
                                SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule});
         }
+    } else {
+        d.code = "no-private-dir";
+        d.text = "no folder for the split's intermediate files";
     }
     ++g.plain;
     return {plain_edge(e, ninja_dir)};

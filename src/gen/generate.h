@@ -20,14 +20,25 @@ struct GenOptions {
     std::string generated_from; ///< the database's name, for the header comment
 };
 
+/// What became of one entry, for `gen --explain`.
+struct EntryDecision {
+    std::size_t index = 0;          ///< the entry's index in the database
+    std::string object;             ///< its output, as the ninja file spells it
+    bool split = false;             ///< device/bundle/host edges; else one plain edge
+    std::string code;               ///< reason code ("split", "single-arch", "probe-failed", ...)
+    std::string text;               ///< human explanation
+    std::vector<std::string> archs; ///< architectures, bundle order, when split
+};
+
 /// The generated file and what went into it.
 struct Generated {
     std::string text; ///< the whole ninja file
     std::size_t entries = 0;
-    std::size_t split = 0;          ///< entries turned into device/bundle/host edges
-    std::size_t plain = 0;          ///< entries kept as one compile edge
-    std::size_t edges = 0;          ///< build statements written
-    std::vector<std::string> notes; ///< entries left alone for a reason worth telling
+    std::size_t split = 0;                ///< entries turned into device/bundle/host edges
+    std::size_t plain = 0;                ///< entries kept as one compile edge
+    std::size_t edges = 0;                ///< build statements written
+    std::vector<std::string> notes;       ///< entries left alone for a reason worth telling
+    std::vector<EntryDecision> decisions; ///< every entry, in database order
 };
 
 /// Builds the ninja text for `db`. Deterministic: the same database and
