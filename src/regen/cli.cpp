@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unistd.h>
@@ -20,12 +21,14 @@ namespace phc::regen {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: phc-ninja regen [-C DIR] [-f FILE] [-o OUT] [--device-jobs N] [--dry-run] [--explain] [--quiet]
+    R"(usage: phc-ninja regen [-C DIR] [-f FILE] [-o OUT] [--device-jobs N] [--strict] [--dry-run] [--explain] [--quiet]
 
 Rewrites a configured Ninja build (e.g. after `cmake -G Ninja`) so that every
 multi-architecture HIP compile becomes one device edge per architecture, a
 bundle edge and a host edge. CMake's original is kept as FILE.cmake; when
-CMake re-runs itself, ninja runs regen again.
+CMake re-runs itself, ninja runs regen again (and, until that succeeds, every
+ninja run retries it and stops). With CMake's Ninja Multi-Config generator,
+build.ninja and every build-<Config>.ninja are rewritten together.
 
   -C DIR            the build directory (default: .)
   -f FILE           the manifest, relative to DIR (default: build.ninja)
@@ -36,6 +39,8 @@ CMake re-runs itself, ninja runs regen again.
                     or fifo is written through. OUT must not be a file regen
                     reads or keeps (FILE.cmake, included files).
   --device-jobs N   run at most N device compiles at once (a ninja pool)
+  --strict          fail when a compiler cannot be probed (default: leave its
+                    edges alone, reason probe-failed, and split the rest)
   --dry-run         decide and report, write nothing
   --explain         list every HIP compile edge with its decision
   --quiet           print nothing on success
@@ -51,6 +56,46 @@ std::string self_path() {
     char buf[PATH_MAX];
     ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
     return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+/// `path`, relative to the build directory, spelled from the user's directory
+/// (-C's DIR in front); absolute paths and "-" (stdout) as they are.
+std::string in_dir(const std::string& dir, const std::string& path) {
+    if (dir.empty() || dir == "." || path.empty() || path[0] == '/' || path == "-") return path;
+    std::string d = dir;
+    while (d.size() > 1 && d.back() == '/')
+        d.pop_back();
+    return d + (d == "/" ? "" : "/") + path;
+}
+
+/// `msg` (a message of regen, "path:line: error: ...") with its leading path
+/// spelled from the user's directory (in_dir); unchanged when it does not
+/// start with a path.
+std::string from_user(const std::string& dir, const std::string& msg) {
+    size_t colon = msg.find(':');
+    if (colon == std::string::npos || colon == 0 || msg.find(' ') < colon) return msg;
+    return in_dir(dir, msg.substr(0, colon)) + msg.substr(colon);
+}
+
+/// The edges left alone because their compiler could not be probed, one
+/// warning per reason (with how many edges and the first one).
+void warn_probe_failures(const Summary& s) {
+    std::map<std::string, std::pair<size_t, std::string>> by_reason;
+    std::vector<std::string> order;
+    for (const auto& d : s.decisions) {
+        if (d.code != "probe-failed") continue;
+        auto [it, fresh] = by_reason.try_emplace(d.text, 0, d.object);
+        if (fresh) order.push_back(d.text);
+        ++it->second.first;
+    }
+    for (const std::string& why : order) {
+        const auto& [n, first] = by_reason[why];
+        std::fprintf(stderr, "phc-ninja regen: warning: %s\n", why.c_str());
+        std::fprintf(stderr,
+                     "phc-ninja regen: warning: %zu HIP edge%s left alone (probe-failed), "
+                     "first %s; --strict makes this an error\n",
+                     n, n == 1 ? "" : "s", first.c_str());
+    }
 }
 
 void print_decisions(std::FILE* to, const Summary& s) {
@@ -95,6 +140,8 @@ int cli_main(int argc, char** argv) {
             auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), o.device_jobs);
             if (ec != std::errc() || p != v.data() + v.size() || o.device_jobs < 1)
                 return usage_error(fmt::format("--device-jobs: '{}' is not a positive number", v));
+        } else if (a == "--strict") {
+            o.strict = true;
         } else if (a == "--dry-run" || a == "-n") {
             o.dry_run = true;
         } else if (a == "--explain") {
@@ -128,10 +175,17 @@ int cli_main(int argc, char** argv) {
     const char* verify = std::getenv("PHC_REGEN_VERIFY");
     o.verify_shapes = verify && std::string_view(verify) == "1";
     auto r = run(o);
+    // Paths in messages are relative to the build directory: spelled from the
+    // user's directory (with -C's DIR) when they lead a message.
     if (!r) {
-        std::fprintf(stderr, "%s\n", r.error().text().c_str());
+        std::fprintf(stderr, "%s\n", from_user(dir, r.error().text()).c_str());
         return 1;
     }
+    for (const auto& w : r->warnings)
+        std::fprintf(stderr, "phc-ninja regen: warning: %s\n", from_user(dir, w).c_str());
+    warn_probe_failures(*r);
+    for (std::string& path : r->written)
+        path = in_dir(dir, path);
     if (explain) print_decisions(report, *r);
     if (o.dry_run)
         for (const auto& d : r->decisions)

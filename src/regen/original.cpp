@@ -13,8 +13,28 @@ std::string original_path(const std::string& manifest) {
     return manifest + ".cmake";
 }
 
-bool is_rewritten(std::string_view text) {
-    return text.starts_with(kMarker);
+bool is_rewritten(std::string_view head) {
+    for (size_t at = 0; at < head.size();) {
+        size_t nl = head.find('\n', at);
+        std::string_view line = head.substr(at, nl == std::string_view::npos ? nl : nl - at);
+        if (line.starts_with(kMarker) || line == kGeneratedLine ||
+            line == "  description = HIP bundle $PHC_OBJECT" ||
+            line == "  description = HIP host $PHC_OBJECT")
+            return true;
+        if (line.starts_with("rule ") && line.substr(5) == kRetryRule) return true;
+        if (nl == std::string_view::npos) break;
+        at = nl + 1;
+    }
+    return false;
+}
+
+bool carries_hook(std::string_view command) {
+    // Today's hook names the marker (it checks the manifests CMake wrote for it);
+    // an older one ended in "phc-ninja regen -C DIR ... --quiet".
+    if (command.find(kMarker) != std::string_view::npos) return true;
+    size_t regen = command.rfind(" regen -C ");
+    return regen != std::string_view::npos && command.ends_with(" --quiet") &&
+           command.rfind("&&", regen) != std::string_view::npos;
 }
 
 namespace {
@@ -34,8 +54,8 @@ Result<std::string> read_prefix(const std::string& path, size_t n) {
 } // namespace
 
 Result<OriginalSource> locate_original(const std::string& manifest) {
-    // A rewritten manifest is large and only its first line matters here.
-    auto head = read_prefix(manifest, kMarker.size());
+    // A rewritten manifest is large; what regen adds is all at its start.
+    auto head = read_prefix(manifest, kRewrittenScan);
     if (!head) return head.error();
     OriginalSource src;
     if (!is_rewritten(*head)) {

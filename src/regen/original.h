@@ -1,6 +1,6 @@
 // Keeping CMake's original build.ninja next to the rewritten one. regen always
 // works from the original, so running it again gives the same bytes, and a
-// build.ninja that CMake wrote anew (it has no marker) becomes the new original.
+// build.ninja that CMake wrote anew (none of regen's traces) becomes the new original.
 #pragma once
 
 #include "util/error.h"
@@ -10,8 +10,16 @@
 
 namespace phc::regen {
 
-/// The first bytes of every manifest regen writes.
+/// The first bytes of every manifest regen writes (and of the stand-in the
+/// re-run hook writes while regen has not succeeded after CMake).
 inline constexpr std::string_view kMarker = "# phc-ninja regen: ";
+
+/// The comment line that follows the marker line in every rewritten manifest.
+inline constexpr std::string_view kGeneratedLine =
+    "# Generated; edit the original or re-run cmake, not this file.";
+
+/// The rule of the stand-in manifest the re-run hook writes (regen.cpp).
+inline constexpr std::string_view kRetryRule = "phc_regen_retry";
 
 /// The file regen keeps CMake's original in: "<manifest>.cmake".
 std::string original_path(const std::string& manifest);
@@ -22,11 +30,24 @@ struct OriginalSource {
     bool needs_save = false; ///< manifest is a fresh original: save it before replacing
 };
 
-/// Decides which file holds the original: `manifest` itself when it does not
-/// start with kMarker, else original_path(manifest), which must then exist.
+/// Decides which file holds the original: `manifest` itself when its first
+/// bytes show nothing of regen (is_rewritten()), else original_path(manifest),
+/// which must then exist.
 Result<OriginalSource> locate_original(const std::string& manifest);
 
-/// True when `text` was written by regen.
-bool is_rewritten(std::string_view text);
+/// How many bytes of a manifest is_rewritten() looks at.
+inline constexpr size_t kRewrittenScan = 64 * 1024;
+
+/// True when `head`, the first bytes of a manifest, was written by regen: a line
+/// starting with kMarker (normally the first), or, when that line was deleted,
+/// what regen writes right after it: kGeneratedLine, the description of its
+/// bundle and host rules (whatever their names: unique_names() may rename them),
+/// the stand-in's kRetryRule.
+bool is_rewritten(std::string_view head);
+
+/// True when a generator edge's `command` already runs regen after CMake (the
+/// hook regen adds): a manifest holding it was written by regen, even with
+/// its first lines gone.
+bool carries_hook(std::string_view command);
 
 } // namespace phc::regen

@@ -25,11 +25,13 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unistd.h>
 
 namespace phc::regen {
 
 namespace {
 
+constexpr const char* kProbeDir = ".phc-ninja";
 constexpr const char* kProbeCache = ".phc-ninja/probes.json";
 
 /// With PHC_REGEN_TIMING=1, how long each phase took, on stderr (benchmarks, profiling).
@@ -75,14 +77,68 @@ bool is_generator(const ninja::EdgeRef& e) {
 
 /// The statements that go first in the rewritten top file.
 std::string marker_text(const std::string& original) {
-    return fmt::format("{}multi-arch HIP compiles of {} split per architecture.\n"
-                       "# Generated; edit the original or re-run cmake, not this file.\n\n",
-                       kMarker, original);
+    return fmt::format("{}multi-arch HIP compiles of {} split per architecture.\n{}\n\n", kMarker,
+                       original, kGeneratedLine);
 }
 
-/// The generator edge again, with a command that re-runs regen after it.
+/// What the re-run hook needs to know of the run.
+struct HookContext {
+    std::vector<std::string> tops; ///< the top manifests rewritten, relative to build_dir
+};
+
+/// The command that runs regen again, as the hook and the stand-in run it.
+std::string regen_again(const Options& o) {
+    std::string again =
+        compile::quote_word(o.self) + " regen -C " + compile::quote_word(o.build_dir);
+    if (o.manifest != "build.ninja") again += " -f " + compile::quote_word(o.manifest);
+    if (o.device_jobs > 0) again += fmt::format(" --device-jobs {}", o.device_jobs);
+    if (o.strict) again += " --strict";
+    return again + " --quiet";
+}
+
+/// The stand-in for a top manifest while regen has not succeeded after CMake
+/// re-ran: it starts with kMarker (so regen reads CMake's manifest from
+/// FILE.cmake), and its one edge, which writes what CMake's generator edge
+/// writes, depends on an always-dirty phony target: every ninja run retries
+/// regen first, and stops (loudly) while regen fails.
+std::string stand_in(const ninja::EdgeRef& generator, const std::string& again) {
+    std::string out = fmt::format(
+        "{}stands in for the split manifest: CMake re-ran, phc-ninja regen did not finish.\n"
+        "# CMake wrote <this file>.cmake. Every ninja run retries regen first, and\n"
+        "# stops while it fails; when it succeeds, it replaces this file.\n\n",
+        kMarker);
+    ninja::RuleStatement rule{std::string(kRetryRule),
+                              {{"command", again, true},
+                               {"description",
+                                "Re-running phc-ninja regen, which failed after CMake re-ran "
+                                "(nothing is built until it succeeds)",
+                                true},
+                               {"generator", "1"}}};
+    ninja::BuildStatement always;
+    always.outputs = {"phc_regen_always"};
+    always.rule = "phony";
+    ninja::BuildStatement retry;
+    for (auto o : generator.outputs())
+        retry.outputs.emplace_back(o);
+    for (auto o : generator.implicit_outputs())
+        retry.implicit_outputs.emplace_back(o);
+    retry.rule = std::string(kRetryRule);
+    retry.implicit = {"phc_regen_always"};
+    for (const ninja::NewStatement& st :
+         std::vector<ninja::NewStatement>{rule, ninja::RawStatement{"\n"}, always, retry})
+        if (auto text = ninja::render(st)) out += *text;
+    return out;
+}
+
+/// The generator edge again, with a command that, after CMake, replaces every
+/// top manifest CMake wrote by a stand-in (CMake's goes to FILE.cmake) and
+/// then runs regen, which replaces the stand-ins. The stand-ins are in place
+/// before regen can fail (phc-ninja moved or deleted, an error, an interrupt),
+/// so ninja never loads CMake's unsplit manifest without the hook: it retries
+/// regen on every run until regen succeeds. A top that is already regen's own
+/// (first line kMarker) is left as it is.
 ninja::BuildStatement hooked_generator(const ninja::EdgeRef& e, const std::string& command,
-                                       const Options& o) {
+                                       const Options& o, const HookContext& hook) {
     ninja::BuildStatement b;
     auto strings = [](const std::vector<std::string_view>& v) {
         return std::vector<std::string>(v.begin(), v.end());
@@ -97,11 +153,26 @@ ninja::BuildStatement hooked_generator(const ninja::EdgeRef& e, const std::strin
     for (const auto& eb : e.bindings())
         if (eb.name != "command")
             b.bindings.push_back({std::string(eb.name), std::string(eb.source), false});
-    std::string again =
-        compile::quote_word(o.self) + " regen -C " + compile::quote_word(o.build_dir);
-    if (o.manifest != "build.ninja") again += " -f " + compile::quote_word(o.manifest);
-    if (o.device_jobs > 0) again += fmt::format(" --device-jobs {}", o.device_jobs);
-    b.bindings.push_back({"command", command + " && " + again + " --quiet", true});
+    const std::string again = regen_again(o);
+    // printf's arguments: the stand-in's lines (ninja text; the shell's quoting).
+    std::string lines;
+    const std::string text = stand_in(e, again);
+    for (size_t at = 0; at < text.size();) {
+        size_t nl = text.find('\n', at);
+        lines += " " + compile::quote_word(std::string_view(text).substr(at, nl - at));
+        at = nl + 1;
+    }
+    // Absolute paths: CMake's command may change directory ("cd DIR && cmake ...").
+    std::string files;
+    for (const std::string& top : hook.tops)
+        files += " " + compile::quote_word(o.build_dir + "/" + top);
+    const std::string marker = compile::quote_word(kMarker);
+    const std::string install = fmt::format(
+        "for f in{}; do [ -f \"$f\" ] || continue; l=; IFS= read -r l <\"$f\"; case \"$l\" in "
+        "{}*) ;; *) printf '%s\\n'{} >\"$f.phc-stub\" && mv -f \"$f\" \"$f.cmake\" && "
+        "mv -f \"$f.phc-stub\" \"$f\" || exit 1;; esac; done",
+        files, marker, lines);
+    b.bindings.push_back({"command", command + " && { " + install + "; } && " + again, true});
     return b;
 }
 
@@ -198,7 +269,23 @@ struct Outcome {
     std::string_view borrowed; ///< the same in a planning thread's arena (reused plans)
     std::shared_ptr<const SharedRules> rules; ///< see Rendered::rules; null for none
     std::optional<Error> error;               ///< the edge cannot be planned: regen fails
-    bool reused = false;                      ///< planned from its shape (shapes.h)
+    /// Its compiler cannot be probed: left alone ("probe-failed"), or with
+    /// Options::strict, regen fails with this.
+    std::optional<Error> probe_error;
+    bool reused = false; ///< planned from its shape (shapes.h)
+
+    /// Leaves a split edge alone after all, for `code`: `text`.
+    void leave(std::string code, std::string why) {
+        d.split = false;
+        d.rdc = false;
+        d.archs.clear();
+        d.code = std::move(code);
+        d.text = std::move(why);
+        text.clear();
+        borrowed = {};
+        rules.reset();
+        reused = false;
+    }
 };
 
 /// What planning reads; shared by the planning threads.
@@ -216,6 +303,95 @@ struct Worker {
     util::TextArena* arena;             ///< where reused plans' text goes
     std::string scratch;                ///< reused plans are rendered here first
 };
+
+/// The output paths of the build statements in `text` (rendered split edges).
+std::vector<std::string> build_outputs(std::string_view text) {
+    std::vector<std::string> out;
+    for (size_t at = 0; at < text.size();) {
+        size_t nl = text.find('\n', at);
+        std::string_view line = text.substr(at, nl == std::string_view::npos ? nl : nl - at);
+        at = nl == std::string_view::npos ? text.size() : nl + 1;
+        if (!line.starts_with("build ")) continue;
+        std::string path;
+        for (size_t i = 6; i <= line.size(); ++i) {
+            char ch = i < line.size() ? line[i] : ' ';
+            if (ch == '$' && i + 1 < line.size()) {
+                path += line[++i]; // "$ ", "$:", "$$": the writer's only escapes in paths
+            } else if (ch == ' ' || ch == ':') {
+                if (!path.empty() && path != "|") out.push_back(path);
+                path.clear();
+                if (ch == ':') break;
+            } else {
+                path += ch;
+            }
+        }
+    }
+    return out;
+}
+
+/// Why the split edges in `text` cannot replace edge `edge`: a file they write
+/// is already an output of another edge (ninja would reject the manifest) or a
+/// file the manifest reads; "" when none is.
+std::string output_clash(const ninja::Manifest& m, size_t edge, std::string_view text) {
+    for (const std::string& path : build_outputs(text)) {
+        auto node = m.find_node(path);
+        if (!node) continue;
+        int32_t by = m.producer(*node);
+        if (by == static_cast<int32_t>(edge)) continue;
+        if (by < 0)
+            return fmt::format("the split would write {}, which the manifest already reads as an "
+                               "input",
+                               path);
+        const auto& where = m.edge(static_cast<size_t>(by)).statement();
+        return fmt::format("the split would write {}, which the edge at {}:{} already writes", path,
+                           m.files()[where.file].path, m.statement(where).line);
+    }
+    return {};
+}
+
+/// Why the compiler of a HIP compile cannot be probed, when that is what stops
+/// its plan; nullopt when it probes fine (the ProbeCache remembers failures,
+/// so this runs nothing again). The cache remembers the message of the first
+/// command of its key (another edge's, or a shape's with sentinel paths, on
+/// any thread): a command it quotes is replaced by this edge's own.
+std::optional<Error> probe_failure(std::string_view command, const compile::AnalyzeInput& in,
+                                   compile::ProbeCache& probes) {
+    compile::Analysis a = compile::analyze_string(command, in);
+    if (!a.decision.split()) return std::nullopt;
+    auto probe = probes.get({a.command.env, a.expanded, a.work_dir()});
+    if (probe) return std::nullopt;
+    Error e = probe.error();
+    std::string& msg = e.message;
+    size_t open = msg.find("probe `");
+    size_t close = open == std::string::npos ? open : msg.find('`', open + 7);
+    if (close != std::string::npos) {
+        open += 7;
+        std::string own = compile::join_command(a.expanded) + " -###";
+        constexpr size_t kMax = 200; // as probe.cpp cuts it
+        if (own.size() > kMax)
+            own = own.substr(0, kMax - kMax / 4 - 5) + " ... " + own.substr(own.size() - kMax / 4);
+        msg.replace(open, close - open, own);
+    }
+    return e;
+}
+
+/// True when a HIP-looking command left alone for `code` is no HIP compile at
+/// all (a link, a custom command): it counts as one of the other edges, not as
+/// a HIP edge left alone.
+bool not_a_compile(std::string_view code, std::string_view command) {
+    if (code == "no-compile") return true; // a link
+    if (code != "not-simple" && code != "unknown-compiler") return false;
+    // Shell structure regen does not model, or a program that is not a known
+    // compiler (cmake -E, a script): a compile only if a word is -c.
+    for (size_t at = command.find("-c"); at != std::string_view::npos;
+         at = command.find("-c", at + 1)) {
+        bool starts = at == 0 || command[at - 1] == ' ' || command[at - 1] == '\t';
+        bool ends = at + 2 == command.size() || command[at + 2] == ' ' || command[at + 2] == '\t' ||
+                    command[at + 2] == ';';
+        if (starts && ends) return false;
+    }
+    return true;
+}
 
 Outcome plan_one(const Context& c, size_t edge, Worker& w) {
     Outcome o;
@@ -256,10 +432,35 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
                         w.shapes->render(*command, *carry, w.scratch, o.rules, o.d);
     o.reused = reused;
     if (reused) o.borrowed = w.arena->add(w.scratch);
-    if (reused && !c.verify) return o;
+    // A split whose files an existing edge already writes (or reads) is left alone.
+    auto check_clash = [&] {
+        if (!o.d.split) return;
+        if (auto clash = output_clash(c.m, edge, o.reused ? o.borrowed : o.text); !clash.empty())
+            o.leave("output-clash", clash);
+    };
+    if (reused && !c.verify) {
+        check_clash();
+        return o;
+    }
     Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
     if (!r.error.empty()) {
-        o.error = edge_error(c.m, e, r.error);
+        if (auto failed = probe_failure(*command, in, c.probes)) {
+            // One compiler that cannot be probed (not built yet, a flag it does
+            // not know) leaves its edges alone; the rest is split.
+            std::string why = failed->message;
+            if (why.starts_with("error: ")) why.erase(0, 7);
+            o.d = {};
+            o.d.object = carry->outputs.empty() ? std::string() : carry->outputs[0];
+            o.d.code = "probe-failed";
+            o.d.text = why;
+            o.probe_error = edge_error(c.m, e, failed->message);
+            o.text.clear();
+            o.borrowed = {};
+            o.rules.reset();
+            o.reused = false;
+        } else {
+            o.error = edge_error(c.m, e, r.error);
+        }
     } else if (!reused) {
         o.d = std::move(r.d);
         o.text = std::move(r.text);
@@ -272,6 +473,9 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
                              "differs from this edge's own plan; run regen with "
                              "PHC_REGEN_SHAPES=0 and report it");
     }
+    if (!o.d.split && !o.probe_error && not_a_compile(o.d.code, *command))
+        o.kind = Outcome::Kind::Other;
+    check_clash();
     return o;
 }
 
@@ -309,6 +513,9 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
     if (!r.error.empty()) o.error = edge_error(c.m, e, r.error);
     o.d = std::move(r.d);
     o.text = std::move(r.text);
+    if (o.d.split)
+        if (auto clash = output_clash(c.m, edge, o.text); !clash.empty())
+            o.leave("output-clash", clash);
     return o;
 }
 
@@ -358,31 +565,135 @@ std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wan
     return out;
 }
 
-} // namespace
+/// One top manifest being rewritten, with everything its edits borrow from.
+struct Top {
+    std::string manifest; ///< relative to the build directory
+    OriginalSource src;
+    ninja::Manifest m;
+    std::vector<std::string_view> original; ///< CMake's bytes (views into `m`)
+    std::vector<Outcome> done;
+    std::vector<util::TextArena> arenas;
+    std::set<uint32_t> rewrite; ///< files of `m` to write
+};
 
-Result<Summary> run(const Options& opts) {
-    PhaseTimer timer;
-    auto src = locate_original(opts.manifest);
+/// The generator edges of `m` whose command already runs regen (carries_hook).
+bool hooked(const ninja::Manifest& m) {
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        ninja::EdgeRef e = m.edge(i);
+        if (!is_generator(e)) continue;
+        if (auto cmd = e.evaluate("command"); cmd && carries_hook(*cmd)) return true;
+    }
+    return false;
+}
+
+/// Loads the original of `manifest`. A manifest that looks fresh by its first
+/// bytes but whose generator edge already runs regen is regen's output with its
+/// first lines removed: its original is FILE.cmake too.
+Result<std::unique_ptr<Top>> load_top(const std::string& manifest) {
+    auto top = std::make_unique<Top>();
+    top->manifest = manifest;
+    auto src = locate_original(manifest);
     if (!src) return src.error();
     auto loaded = ninja::load_manifest(src->path);
-    timer.done("load");
     if (!loaded) return loaded.error();
-    ninja::Manifest& m = *loaded;
-    const bool in_place = opts.output.empty() || opts.output == opts.manifest;
-    const bool to_stdout = opts.output == "-";
-    if (!in_place && !to_stdout) {
-        if (auto st = check_output(m, opts); !st) return st.error();
+    if (src->needs_save && hooked(*loaded)) {
+        src->path = original_path(manifest);
+        src->needs_save = false;
+        if (!util::file_exists(src->path))
+            return make_error(fmt::format(
+                "{}: error: rewritten by phc-ninja (its generator edge runs phc-ninja regen), but "
+                "its original {} is missing; re-run cmake",
+                manifest, src->path));
+        loaded = ninja::load_manifest(src->path);
+        if (!loaded) return loaded.error();
     }
-    // CMake's bytes, to keep as the original: the loaded text before any edit
-    // (views into the manifest, which keeps them while it lives).
-    const std::vector<std::string_view> original = m.pieces(0);
+    top->src = std::move(*src);
+    top->m = std::move(*loaded);
+    // CMake's bytes, to keep as the original: the loaded text before any edit.
+    top->original = top->m.pieces(0);
+    return top;
+}
 
-    Names names = unique_names(m);
-    compile::ProbeCache probes(opts.dry_run ? std::string() : std::string(kProbeCache));
-    if (!opts.dry_run) {
-        if (auto st = util::make_dirs(".phc-ninja"); !st) return st.error();
+/// The value of `name` in CMakeCache.txt text ("NAME:TYPE=value"), or "".
+std::string cache_value(std::string_view cache, std::string_view name) {
+    for (size_t at = 0; at < cache.size();) {
+        size_t nl = cache.find('\n', at);
+        std::string_view line = cache.substr(at, nl == std::string_view::npos ? nl : nl - at);
+        at = nl == std::string_view::npos ? cache.size() : nl + 1;
+        if (!line.starts_with(name) || line.size() <= name.size() || line[name.size()] != ':')
+            continue;
+        size_t eq = line.find('=');
+        if (eq != std::string_view::npos) return std::string(line.substr(eq + 1));
     }
-    Summary sum;
+    return {};
+}
+
+/// The other top manifests of a build of CMake's Ninja Multi-Config generator
+/// (CMakeCache.txt says so): build.ninja and each build-<Config>.ninja that
+/// CMake's generator edge writes (one per configuration CMake wrote), besides
+/// `manifest`, that exist. Empty for any other build.
+std::vector<std::string> multi_config_tops(const ninja::Manifest& m, const std::string& manifest) {
+    std::vector<std::string> out;
+    if (manifest.find('/') != std::string::npos) return out;
+    auto cache = util::read_file("CMakeCache.txt");
+    if (!cache || cache_value(*cache, "CMAKE_GENERATOR") != "Ninja Multi-Config") return out;
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        ninja::EdgeRef e = m.edge(i);
+        if (!is_generator(e)) continue;
+        auto outputs = e.outputs();
+        if (std::find(outputs.begin(), outputs.end(), manifest) == outputs.end()) continue;
+        for (std::string_view o : outputs) {
+            bool top = o == "build.ninja" || (o.starts_with("build-") && o.ends_with(".ninja") &&
+                                              o.find('/') == std::string_view::npos);
+            if (top && o != manifest && util::file_exists(std::string(o)) &&
+                std::find(out.begin(), out.end(), o) == out.end())
+                out.emplace_back(o);
+        }
+    }
+    return out;
+}
+
+/// True when two lists of pieces spell the same bytes.
+bool same_text(std::span<const std::string_view> a, std::span<const std::string_view> b) {
+    size_t i = 0, j = 0, x = 0, y = 0;
+    while (true) {
+        while (i < a.size() && x == a[i].size())
+            ++i, x = 0;
+        while (j < b.size() && y == b[j].size())
+            ++j, y = 0;
+        if (i == a.size() || j == b.size()) return i == a.size() && j == b.size();
+        size_t n = std::min(a[i].size() - x, b[j].size() - y);
+        if (a[i].substr(x, n) != b[j].substr(y, n)) return false;
+        x += n;
+        y += n;
+    }
+}
+
+/// The probe cache file, or "" (memory only) when its folder cannot be made
+/// or written: the cache must never stop a run (a read-only build directory
+/// with -o elsewhere). Says so once in `sum`.
+std::string probe_cache_path(const Options& opts, Summary& sum) {
+    if (opts.dry_run) return {};
+    auto made = util::make_dirs(kProbeDir);
+    if (made && ::access(kProbeDir, W_OK) == 0) return kProbeCache;
+    std::string why = made ? std::strerror(errno) : made.error().message;
+    if (size_t at = why.find(": error: "); at != std::string::npos) why.erase(0, at + 9);
+    sum.warnings.push_back(fmt::format("{}/{}: cannot be used ({}); compiler probes are kept in "
+                                       "memory for this run",
+                                       opts.build_dir.empty() ? "." : opts.build_dir, kProbeDir,
+                                       why));
+    return {};
+}
+
+/// Plans every edge of `top`, applies the results to its manifest (the hook
+/// included) and works out which files to write. Edges of files an earlier top
+/// included too (`counted`) are rewritten alike but counted once.
+Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
+                   compile::ProbeCache& probes, std::set<std::string>& counted, Summary& sum,
+                   PhaseTimer& timer) {
+    ninja::Manifest& m = top.m;
+    const bool in_place = opts.output.empty() || opts.output == opts.manifest;
+    Names names = unique_names(m);
     std::optional<uint32_t> generator;
     std::vector<ninja::NewStatement> shared_rules; // declared at the top, in order of first use
     std::set<std::string> declared;
@@ -390,24 +701,24 @@ Result<Summary> run(const Options& opts) {
     // run in parallel. The results are applied in manifest order, so the first
     // edge that fails is the one reported.
     const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
-    std::vector<util::TextArena> arenas;
-    std::vector<Outcome> done = plan_all(context, opts.shapes, opts.threads, arenas);
-    plan_links(context, done);
+    top.done = plan_all(context, opts.shapes, opts.threads, top.arenas);
+    plan_links(context, top.done);
     timer.done("plan");
-    sum.decisions.reserve(static_cast<size_t>(std::count_if(
-        done.begin(), done.end(), [](const Outcome& o) { return o.kind == Outcome::Kind::Hip; })));
-    for (size_t i = 0; i < done.size(); ++i) {
-        Outcome& o = done[i];
+    size_t splits = 0, links = 0;
+    for (size_t i = 0; i < top.done.size(); ++i) {
+        Outcome& o = top.done[i];
         if (o.error) return *o.error;
+        if (o.probe_error && opts.strict) return *o.probe_error;
+        const bool count = !counted.count(m.files()[m.edge(i).statement().file].path);
         switch (o.kind) {
         case Outcome::Kind::Skip:
             continue;
         case Outcome::Kind::Generator:
             for (auto out : m.edge(i).outputs())
-                if (out == opts.manifest) generator = static_cast<uint32_t>(i);
+                if (out == top.manifest) generator = static_cast<uint32_t>(i);
             continue;
         case Outcome::Kind::Other:
-            ++sum.other_edges;
+            sum.other_edges += count;
             continue;
         case Outcome::Kind::Hip:
         case Outcome::Kind::Link:
@@ -415,8 +726,11 @@ Result<Summary> run(const Options& opts) {
         }
         if (o.d.split && o.d.link) {
             m.replace_text(m.edge(i).statement(), std::move(o.text));
-            ++sum.links_split;
-            sum.device_links += o.d.archs.size();
+            ++links;
+            if (count) {
+                ++sum.links_split;
+                sum.device_links += o.d.archs.size();
+            }
         } else if (o.d.split) {
             if (o.rules)
                 for (const auto& [name, text] : *o.rules)
@@ -426,19 +740,21 @@ Result<Summary> run(const Options& opts) {
                 m.replace_borrowed(m.edge(i).statement(), o.borrowed);
             else
                 m.replace_text(m.edge(i).statement(), std::move(o.text));
-            ++sum.objects_split;
-            sum.device_edges += o.d.archs.size();
-            sum.reused += o.reused;
-        } else {
+            ++splits;
+            if (count) {
+                ++sum.objects_split;
+                sum.device_edges += o.d.archs.size();
+                sum.reused += o.reused;
+            }
+        } else if (count) {
             ++sum.left[o.d.code];
         }
-        sum.decisions.push_back(std::move(o.d));
+        if (count) sum.decisions.push_back(o.d);
     }
-    sum.probes_run = probes.probes_run();
 
-    const std::string origin = in_place ? original_path(opts.manifest) : src->path;
+    const std::string origin = in_place ? original_path(top.manifest) : top.src.path;
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
-    if (sum.objects_split > 0 || sum.links_split > 0) {
+    if (splits > 0 || links > 0) {
         for (auto& r : split_rules(names, opts.device_jobs)) {
             head.push_back(std::move(r));
             head.push_back(ninja::RawStatement{"\n"});
@@ -451,50 +767,108 @@ Result<Summary> run(const Options& opts) {
         ninja::EdgeRef g = m.edge(*generator);
         auto cmd = g.evaluate("command");
         if (!cmd) return edge_error(m, g, cmd.error().message);
-        if (auto st = m.replace(g.statement(), {hooked_generator(g, *cmd, opts)}); !st)
+        if (auto st = m.replace(g.statement(), {hooked_generator(g, *cmd, opts, hook)}); !st)
             return edge_error(m, g, st.error().message);
     }
     Status placed =
         m.files()[0].statements.empty() ? m.append(0, head) : m.insert_before({0, 0}, head);
     if (!placed) return placed.error();
-
     timer.done("apply");
-    std::set<uint32_t> rewrite = files_to_write(m);
-    if (auto st = redirect_includes(m, rewrite); !st) return st.error();
-    // Stdout holds one file: the top manifest, which names no rewritten copies.
-    for (uint32_t f : rewrite)
-        if (to_stdout && f != 0)
-            return make_error(
-                fmt::format("{}: error: -o - writes only the top manifest to stdout, but this "
-                            "included file needs rewriting (as {}.phc); use -o FILE",
-                            m.files()[f].path, m.files()[f].path));
-    // Included files first, then CMake's original, then the top file: an
-    // interruption leaves the old top file, which still names the old files.
-    for (uint32_t f : rewrite) {
-        if (f == 0) continue;
-        const std::string path = m.files()[f].path + ".phc";
-        if (auto st = write_if_changed(path, m.pieces(f), sum, opts.dry_run); !st)
-            return st.error();
+    top.rewrite = files_to_write(m);
+    if (auto st = redirect_includes(m, top.rewrite); !st) return st.error();
+    for (const auto& f : m.files())
+        counted.insert(f.path);
+    return Ok{};
+}
+
+} // namespace
+
+Result<Summary> run(const Options& opts) {
+    PhaseTimer timer;
+    const bool in_place = opts.output.empty() || opts.output == opts.manifest;
+    const bool to_stdout = opts.output == "-";
+    std::vector<std::unique_ptr<Top>> tops;
+    auto first = load_top(opts.manifest);
+    if (!first) return first.error();
+    tops.push_back(std::move(*first));
+    timer.done("load");
+    if (!in_place && !to_stdout) {
+        if (auto st = check_output(tops[0]->m, opts); !st) return st.error();
     }
-    if (in_place && src->needs_save) {
-        if (auto st = write_if_changed(original_path(opts.manifest), original, sum, opts.dry_run,
-                                       util::Sync::Disk);
+    // Ninja Multi-Config: every configuration's top manifest in this one run.
+    if (in_place)
+        for (const std::string& other : multi_config_tops(tops[0]->m, opts.manifest)) {
+            auto top = load_top(other);
+            if (!top) return top.error();
+            tops.push_back(std::move(*top));
+        }
+
+    Summary sum;
+    HookContext hook;
+    for (const auto& top : tops) {
+        hook.tops.push_back(top->manifest);
+        sum.manifests.push_back(top->manifest);
+    }
+    compile::ProbeCache probes(probe_cache_path(opts, sum));
+    std::set<std::string> counted;
+    for (auto& top : tops)
+        if (auto st = rewrite_top(*top, opts, hook, probes, counted, sum, timer); !st)
+            return st.error();
+    sum.probes_run = probes.probes_run();
+
+    // Included files the tops share (CMakeFiles/common.ninja) are written once:
+    // every top must want the same bytes there.
+    struct Include {
+        std::string path;
+        const Top* top;
+        uint32_t file;
+    };
+    std::vector<Include> includes;
+    std::map<std::string, size_t> by_path;
+    for (const auto& top : tops)
+        for (uint32_t f : top->rewrite) {
+            if (f == 0) continue;
+            const std::string& path = top->m.files()[f].path;
+            // Stdout holds one file: the top manifest, which names no rewritten copies.
+            if (to_stdout)
+                return make_error(
+                    fmt::format("{}: error: -o - writes only the top manifest to stdout, but this "
+                                "included file needs rewriting (as {}.phc); use -o FILE",
+                                path, path));
+            auto [it, fresh] = by_path.emplace(path, includes.size());
+            if (fresh) {
+                includes.push_back({path, top.get(), f});
+                continue;
+            }
+            const Include& was = includes[it->second];
+            if (!same_text(was.top->m.pieces(was.file), top->m.pieces(f)))
+                return make_error(fmt::format(
+                    "{}: error: {} and {} include this file, and their rewritten copies would "
+                    "differ; rewrite them one at a time with -f and -o",
+                    path, was.top->manifest, top->manifest));
+        }
+    // Included files first, then CMake's originals, then the top files: an
+    // interruption leaves old top files, which still name the old files.
+    for (const Include& inc : includes)
+        if (auto st =
+                write_if_changed(inc.path + ".phc", inc.top->m.pieces(inc.file), sum, opts.dry_run);
+            !st)
+            return st.error();
+    for (const auto& top : tops)
+        if (in_place && top->src.needs_save)
+            if (auto st = write_if_changed(original_path(top->manifest), top->original, sum,
+                                           opts.dry_run, util::Sync::Disk);
+                !st)
+                return st.error();
+    for (const auto& top : tops) {
+        const std::string target = in_place ? top->manifest : opts.output;
+        if (auto st = to_stdout ? write_stdout(top->m.pieces(0), sum, opts.dry_run)
+                                : write_if_changed(target, top->m.pieces(0), sum, opts.dry_run);
             !st)
             return st.error();
     }
-    const std::string target = in_place ? opts.manifest : opts.output;
-    if (auto st = to_stdout ? write_stdout(m.pieces(0), sum, opts.dry_run)
-                            : write_if_changed(target, m.pieces(0), sum, opts.dry_run);
-        !st)
-        return st.error();
     timer.done("write");
-    struct Retained {
-        ninja::Manifest manifest;
-        std::vector<Outcome> outcomes;
-        std::vector<util::TextArena> arenas;
-    };
-    sum.retained =
-        std::make_shared<Retained>(Retained{std::move(m), std::move(done), std::move(arenas)});
+    sum.retained = std::make_shared<std::vector<std::unique_ptr<Top>>>(std::move(tops));
     return sum;
 }
 

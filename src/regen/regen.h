@@ -20,8 +20,11 @@ struct Options {
     /// when included files need rewriting). Never a file regen reads or writes
     /// besides it: the manifest's files, CMake's original (FILE.cmake), `<file>.phc`.
     std::string output;
-    int device_jobs = 0;        ///< >0: device edges share a pool of this depth
-    bool dry_run = false;       ///< decide and report, write nothing
+    int device_jobs = 0;  ///< >0: device edges share a pool of this depth
+    bool dry_run = false; ///< decide and report, write nothing
+    /// A compile whose compiler cannot be probed fails the run; without it the
+    /// edge is left alone ("probe-failed") and the rest is split.
+    bool strict = false;
     int threads = 0;            ///< planning threads; 0 = one per core, up to 8
     bool shapes = true;         ///< plan once per edge shape (shapes.h), not once per edge
     bool verify_shapes = false; ///< also plan every edge the full way; a difference is an error
@@ -41,6 +44,12 @@ struct Summary {
     size_t probes_run = 0;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
+    /// Top manifests rewritten: the manifest, and with CMake's Ninja Multi-Config
+    /// generator every other build-<Config>.ninja (and build.ninja) CMake wrote.
+    std::vector<std::string> manifests;
+    /// Something the user should know that did not stop the run (one line each,
+    /// without a "warning:" prefix): probes kept in memory only, ...
+    std::vector<std::string> warnings;
     /// The loaded manifest and the planning results, handed over so that a caller
     /// about to exit can skip freeing them (hundreds of thousands of blocks).
     std::shared_ptr<void> retained;
@@ -50,7 +59,13 @@ struct Summary {
 /// rewritten), plans every edge and writes the result atomically (util::
 /// write_file_atomic: a device node or fifo is written through). Nothing is
 /// written when any step fails; an output that is an input, or that cannot be
-/// written, is refused before any work.
+/// written, is refused before any work. In place in a build of CMake's Ninja
+/// Multi-Config generator, the other top manifests CMake wrote (its generator
+/// edge's build.ninja and build-<Config>.ninja) are rewritten in the same run,
+/// so the included files they share (CMakeFiles/common.ninja) get one hook.
+/// The hook re-runs regen after CMake; until that regen succeeds, each top
+/// manifest is a stand-in (kMarker, kRetryRule) whose only edge retries it, so
+/// every ninja run fails loudly instead of building unsplit.
 Result<Summary> run(const Options& opts);
 
 /// The one-line summary regen prints.

@@ -293,3 +293,298 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
     for (size_t k = 0; k < plan.steps.size(); ++k)
         CHECK(commands[k] == plan.steps[k].shell());
 }
+
+namespace {
+
+/// A fresh scratch directory that is the current directory while this lives
+/// (regen works in the current directory), removed afterwards.
+class InScratch {
+public:
+    InScratch() {
+        REQUIRE(::getcwd(old_, sizeof old_) != nullptr);
+        char dir[] = "/tmp/phc-regen-XXXXXX";
+        REQUIRE(::mkdtemp(dir) != nullptr);
+        dir_ = dir;
+        REQUIRE(::chdir(dir) == 0);
+    }
+    ~InScratch() {
+        (void)::chdir(old_);
+        (void)std::system(("rm -rf " + dir_).c_str());
+    }
+    InScratch(const InScratch&) = delete;
+    InScratch& operator=(const InScratch&) = delete;
+    const std::string& dir() const { return dir_; }
+
+private:
+    char old_[4096];
+    std::string dir_;
+};
+
+/// A HIP compile rule for two architectures with clang-15 ($CC), extra $FLAGS.
+constexpr const char* kHipRule =
+    "CC = clang++-15\nrule HIP\n  command = $CC -x hip --rocm-path=/usr "
+    "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode --offload-arch=gfx906 "
+    "--offload-arch=gfx90a $FLAGS -c $in -o $out\n";
+
+std::string read(const std::string& path) {
+    auto t = util::read_file(path);
+    REQUIRE_MESSAGE(t.ok(), path);
+    return *t;
+}
+
+void write(const std::string& path, const std::string& text) {
+    REQUIRE(util::write_file_atomic(path, text).ok());
+}
+
+/// regen in place with a re-run hook (as if run as `self`), on one thread.
+Result<regen::Summary> regen_in_place(const std::string& manifest = "build.ninja",
+                                      bool strict = false) {
+    regen::Options o;
+    o.manifest = manifest;
+    o.threads = 1;
+    o.strict = strict;
+    o.self = "/opt/phc/phc-ninja";
+    char cwd[4096];
+    REQUIRE(::getcwd(cwd, sizeof cwd) != nullptr);
+    o.build_dir = cwd;
+    return regen::run(o);
+}
+
+size_t count(const std::string& text, std::string_view what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fails") {
+    InScratch in;
+    write("build.ninja", std::string(kHipRule) +
+                             "build a.o: HIP a.hip\n"
+                             "build b.o: HIP b.hip\n  CC = /nonexistent/clang++\n"
+                             "build c.o: HIP c.hip\n  FLAGS = -DC=1\n"
+                             "build d.o: HIP d.hip\n  FLAGS = -fno-such-flag-for-phc\n");
+    for (bool shapes : {true, false}) {
+        CAPTURE(shapes);
+        regen::Options o;
+        o.output = "out.ninja";
+        o.threads = 1;
+        o.shapes = shapes;
+        auto r = regen::run(o);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        CHECK(r->objects_split == 2);
+        CHECK(r->left.at("probe-failed") == 2);
+        REQUIRE(r->decisions.size() == 4);
+        CHECK(r->decisions[1].object == "b.o");
+        CHECK(r->decisions[1].code == "probe-failed");
+        CHECK(r->decisions[1].text == "compiler '/nonexistent/clang++' not found");
+        const std::string& flag = r->decisions[3].text;
+        CHECK(r->decisions[3].code == "probe-failed");
+        // The command as written, not the probe's scratch copy; the compiler's first error line.
+        CHECK(flag.starts_with("compiler probe `clang++-15 -x hip "));
+        CHECK(flag.find(
+                  "failed (exit 1): clang: error: unknown argument: '-fno-such-flag-for-phc'") !=
+              std::string::npos);
+        CHECK(flag.find("TMPDIR") == std::string::npos);
+        CHECK(flag.find("phc-probe-") == std::string::npos);
+        const std::string out = read("out.ninja");
+        CHECK(out.find("build b.o: HIP b.hip\n") != std::string::npos); // as it was
+        CHECK(out.find("build a.o.phc/gfx906.o: ") != std::string::npos);
+        CHECK(out.find("build c.o.phc/gfx906.o: ") != std::string::npos);
+        CHECK(regen::summary_line(*r, false).find("left alone 2 HIP edges (probe-failed: 2)") !=
+              std::string::npos);
+    }
+    regen::Options o;
+    o.output = "strict.ninja";
+    o.strict = true;
+    auto r = regen::run(o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == "build.ninja:5: error: compiler '/nonexistent/clang++' not found");
+    CHECK_FALSE(util::file_exists("strict.ninja"));
+}
+
+TEST_CASE("probe errors quote the command cut short, never the whole argv") {
+    InScratch in;
+    std::string defines;
+    for (int i = 0; i < 20000; ++i)
+        defines += " -DPHC_LONG_DEFINE_" + std::to_string(i);
+    write("build.ninja", std::string(kHipRule) + "build a.o: HIP a.hip\n  FLAGS = -fno-such-flag" +
+                             defines + "\n");
+    regen::Options o;
+    o.output = "out.ninja";
+    auto r = regen::run(o);
+    REQUIRE(r.ok());
+    REQUIRE(r->decisions.size() == 1);
+    const std::string& why = r->decisions[0].text;
+    CHECK(r->decisions[0].code == "probe-failed");
+    CHECK(why.size() < 500);
+    CHECK(why.find(" ... ") != std::string::npos);
+    CAPTURE(why);
+    CHECK(why.find("-c a.hip -o a.o -###` failed") != std::string::npos); // its end is kept
+    CHECK(why.find("PHCSNTL") == std::string::npos); // a shape's sentinels never show
+}
+
+TEST_CASE("split files an existing edge already writes or reads: the edge is left alone") {
+    InScratch in;
+    write("build.ninja", std::string(kHipRule) + "rule cp\n  command = cp $in $out\n"
+                                                 "build a.o: HIP a.hip\n"
+                                                 "build b.o: HIP b.hip\n"
+                                                 "build c.o: HIP c.hip\n"
+                                                 "build a.o.phc/gfx906.o: cp x.o\n"
+                                                 "build y: cp b.o.phc/bundle.hipfb\n");
+    regen::Options o;
+    o.output = "out.ninja";
+    o.threads = 1;
+    auto r = regen::run(o);
+    REQUIRE(r.ok());
+    CHECK(r->objects_split == 1);
+    CHECK(r->left.at("output-clash") == 2);
+    REQUIRE(r->decisions.size() == 3);
+    CHECK(r->decisions[0].code == "output-clash");
+    CHECK(r->decisions[0].text == "the split would write a.o.phc/gfx906.o, which the edge at "
+                                  "build.ninja:9 already writes");
+    CHECK(r->decisions[1].text ==
+          "the split would write b.o.phc/bundle.hipfb, which the manifest already reads as an "
+          "input");
+    CHECK(r->decisions[2].split);
+    // ninja accepts the result: no output has two edges.
+    auto m = ninja::load_manifest("out.ninja");
+    REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+}
+
+TEST_CASE(
+    "links and custom commands that look like HIP are other edges, not HIP edges left alone") {
+    InScratch in;
+    write("build.ninja",
+          std::string(kHipRule) +
+              "rule LINK\n  command = : && clang++-15 --offload-arch=gfx906 --offload-arch=gfx90a "
+              "$in -o $out && :\n"
+              "rule CUSTOM\n  command = cd /tmp && /usr/bin/cmake -E copy k.hip $out\n"
+              "rule SCRIPT\n  command = hipcc --version | tee $out\n"
+              "rule PIPE\n  command = clang++-15 -x hip --offload-arch=gfx906 "
+              "--offload-arch=gfx90a -c $in -o $out | tee log\n"
+              "build a.o: HIP a.hip\n"
+              "build app: LINK a.o\n"
+              "build copy.hip: CUSTOM k.hip\n"
+              "build version: SCRIPT\n"
+              "build p.o: PIPE p.hip\n");
+    regen::Options o;
+    o.output = "out.ninja";
+    auto r = regen::run(o);
+    REQUIRE(r.ok());
+    CHECK(r->objects_split == 1);
+    CHECK(r->other_edges == 3);
+    // A compile inside shell structure regen does not model is still a HIP compile.
+    CHECK(r->left == std::map<std::string, size_t>{{"not-simple", 1}});
+    REQUIRE(r->decisions.size() == 2);
+    CHECK(r->decisions[1].object == "p.o");
+}
+
+TEST_CASE("a probe cache folder that cannot be made does not stop regen") {
+    InScratch in;
+    write("build.ninja", std::string(kHipRule) + "build a.o: HIP a.hip\n");
+    write(".phc-ninja", "not a folder\n"); // as a read-only build directory would refuse it
+    regen::Options o;
+    o.output = in.dir() + "/out/elsewhere.ninja";
+    REQUIRE(util::make_dirs(in.dir() + "/out").ok());
+    auto r = regen::run(o);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    CHECK(r->objects_split == 1);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK(r->warnings[0].find(".phc-ninja: cannot be used (") != std::string::npos);
+    CHECK(r->warnings[0].find("error:") == std::string::npos); // said as a warning, once
+    CHECK(r->warnings[0].ends_with("compiler probes are kept in memory for this run"));
+}
+
+TEST_CASE("regen recognises its own output without its first line") {
+    InScratch in;
+    const std::string cmake = std::string(kHipRule) +
+                              "rule RERUN_CMAKE\n  command = cmake --regenerate-during-build\n"
+                              "  generator = 1\n"
+                              "build a.o: HIP a.hip\n"
+                              "build build.ninja: RERUN_CMAKE CMakeLists.txt\n";
+    write("build.ninja", cmake);
+    REQUIRE(regen_in_place().ok());
+    const std::string split = read("build.ninja");
+    CHECK(read("build.ninja.cmake") == cmake);
+    // The marker line deleted by hand: the lines after it, or the rules, still tell.
+    write("build.ninja", split.substr(split.find('\n') + 1));
+    auto again = regen_in_place();
+    REQUIRE_MESSAGE(again.ok(), (again.ok() ? "" : again.error().message));
+    CHECK(read("build.ninja.cmake") == cmake);
+    CHECK(read("build.ninja") == split);
+    // Nothing split and every comment line gone: the hook still tells.
+    const std::string plain = "rule RERUN_CMAKE\n  command = cmake --regenerate-during-build\n"
+                              "  generator = 1\nbuild build.ninja: RERUN_CMAKE CMakeLists.txt\n";
+    write("build.ninja", plain);
+    REQUIRE(regen_in_place().ok());
+    std::string hooked = read("build.ninja");
+    CHECK(count(hooked, "regen -C ") == 2); // the hook and its stand-in's retry
+    write("build.ninja", hooked.substr(hooked.find("\n\n") + 2));
+    REQUIRE(regen_in_place().ok());
+    CHECK(read("build.ninja.cmake") == plain);
+    CHECK(read("build.ninja") == hooked);
+    // A manifest of someone else's that names rules like regen's is no rewritten one.
+    write("build.ninja", "rule PHC_HIP_DEVICE\n  command = true\nbuild x: PHC_HIP_DEVICE\n");
+    REQUIRE(regen_in_place().ok());
+    CHECK(read("build.ninja.cmake").starts_with("rule PHC_HIP_DEVICE\n"));
+}
+
+TEST_CASE("Ninja Multi-Config: one regen rewrites every configuration, and their shared hook") {
+    InScratch in;
+    REQUIRE(util::make_dirs("CMakeFiles").ok());
+    write("CMakeCache.txt", "CMAKE_CONFIGURATION_TYPES:STRING=Debug;Release\n"
+                            "CMAKE_GENERATOR:INTERNAL=Ninja Multi-Config\n");
+    // As CMake 3.25 lays it out: build-<Config>.ninja includes impl-<Config>.ninja,
+    // which includes common.ninja, home of the generator edge; build.ninja is Debug's alias.
+    write("CMakeFiles/common.ninja",
+          std::string(kHipRule) + "rule RERUN_CMAKE\n  command = cmake --regenerate-during-build\n"
+                                  "  generator = 1\n"
+                                  "build CMakeFiles/impl-Debug.ninja build-Debug.ninja "
+                                  "CMakeFiles/impl-Release.ninja build-Release.ninja build.ninja: "
+                                  "RERUN_CMAKE CMakeLists.txt\n");
+    for (std::string config : {"Debug", "Release"}) {
+        write("CMakeFiles/impl-" + config + ".ninja",
+              "include CMakeFiles/common.ninja\nbuild " + config + "/k.o: HIP k.hip\n");
+        write("build-" + config + ".ninja",
+              "include CMakeFiles/impl-" + config + ".ninja\nbuild k: phony " + config + "/k.o\n");
+    }
+    write("build.ninja", "include CMakeFiles/impl-Debug.ninja\nbuild k: phony Debug/k.o\n");
+    for (std::string manifest : {"build.ninja", "build-Release.ninja"}) {
+        CAPTURE(manifest);
+        auto r = regen_in_place(manifest);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        std::vector<std::string> tops = {"build.ninja", "build-Debug.ninja", "build-Release.ninja"};
+        // The others in the order of the generator edge's outputs.
+        if (manifest != "build.ninja")
+            tops = {"build-Release.ninja", "build-Debug.ninja", "build.ninja"};
+        CHECK(r->manifests == tops);
+        CHECK(r->objects_split == 2); // Debug's edges counted once, though two tops include them
+        REQUIRE(r->decisions.size() == 2);
+        CHECK(r->decisions[0].object == (manifest == "build.ninja" ? "Debug/k.o" : "Release/k.o"));
+        for (std::string top : {"build.ninja", "build-Debug.ninja", "build-Release.ninja"}) {
+            CAPTURE(top);
+            const std::string text = read(top);
+            CHECK(text.starts_with(regen::kMarker));
+            CHECK(text.find(top == "build-Release.ninja"
+                                ? "include CMakeFiles/impl-Release.ninja.phc"
+                                : "include CMakeFiles/impl-Debug.ninja.phc") != std::string::npos);
+            CHECK(read(top + ".cmake").starts_with("include CMakeFiles/impl-"));
+        }
+        CHECK(read("CMakeFiles/impl-Release.ninja.phc").find("build Release/k.o.phc/gfx90a.o: ") !=
+              std::string::npos);
+        // One hook for all: it puts stand-ins in place of every top CMake rewrites, then
+        // runs regen, which rewrites them all again.
+        const std::string common = read("CMakeFiles/common.ninja.phc");
+        CHECK(count(common, "&& /opt/phc/phc-ninja regen -C ") == 1);
+        const bool f_as_given =
+            manifest == "build.ninja"
+                ? common.find("regen -C " + in.dir() + " -f") == std::string::npos
+                : common.find("regen -C " + in.dir() + " -f " + manifest) != std::string::npos;
+        CHECK(f_as_given);
+        for (std::string top : {"build.ninja", "build-Debug.ninja", "build-Release.ninja"})
+            CHECK(common.find(" " + in.dir() + "/" + top) != std::string::npos);
+    }
+}
