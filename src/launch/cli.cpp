@@ -4,15 +4,22 @@
 #include "launch/makeflags.h"
 #include "launch/planning.h"
 #include "launch/precheck.h"
+#include "util/file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <string_view>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace phc::launch {
@@ -53,12 +60,97 @@ void warn(const std::string& text) {
     write_all(2, "phc-launch: warning: " + text + "\n");
 }
 
-/// A private folder for device objects and the bundle.
-std::string make_private_dir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/phc-launch-XXXXXX";
-    if (!::mkdtemp(templ.data())) return {};
-    return templ;
+/// The private folder for device objects and the bundle (and its lock).
+struct PrivateDir {
+    std::string path; ///< empty: none could be made (errno says why)
+    int lock = -1;    ///< the folder itself, open (close-on-exec) and flock(2)ed
+};
+
+constexpr std::string_view kDirPrefix = "phc-launch-";
+
+/// The owner's pid when `name` is a private folder's ("phc-launch-<pid>-" and
+/// mkdtemp's six letters), else 0.
+pid_t private_dir_owner(std::string_view name) {
+    if (!name.starts_with(kDirPrefix)) return 0;
+    name.remove_prefix(kDirPrefix.size());
+    size_t dash = name.find('-');
+    if (dash == 0 || dash == std::string_view::npos || dash > 9 || name.size() != dash + 7)
+        return 0;
+    long pid = 0;
+    for (char c : name.substr(0, dash)) {
+        if (c < '0' || c > '9') return 0;
+        pid = pid * 10 + (c - '0');
+    }
+    for (char c : name.substr(dash + 1))
+        if (!std::isalnum(static_cast<unsigned char>(c))) return 0;
+    return static_cast<pid_t>(pid);
+}
+
+/// True when a process `pid` runs in our pid namespace (a zombie, not reaped yet
+/// by a busy or absent init, does not run).
+bool process_runs(pid_t pid) {
+    if (::kill(pid, 0) != 0 && errno != EPERM) return false;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    auto stat = util::read_file(path);
+    if (!stat) return true; // cannot tell: it may run
+    size_t paren = stat->rfind(')');
+    return paren == std::string::npos || paren + 2 >= stat->size() ||
+           ((*stat)[paren + 2] != 'Z' && (*stat)[paren + 2] != 'X');
+}
+
+/// Removes the private folders in `tmp` that launchers killed by SIGKILL left
+/// behind (a signal they see, they clean up after). A folder is left over when
+/// it is ours (our uid, a real folder), no process of our pid namespace has its
+/// owner's pid (that also keeps a folder between its mkdtemp and its lock), and
+/// its lock is free: its owner holds it while it lives, in whatever pid
+/// namespace, and the kernel lets go of it when the owner dies. Quietly: it is
+/// housekeeping.
+void remove_stale_dirs(const std::string& tmp) {
+    DIR* d = ::opendir(tmp.c_str());
+    if (!d) return;
+    while (const dirent* e = ::readdir(d)) {
+        pid_t owner = private_dir_owner(e->d_name);
+        if (owner <= 0 || owner == ::getpid()) continue;
+        if (process_runs(owner)) continue;
+        int fd = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && st.st_uid == ::geteuid() &&
+            ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            std::error_code ec; // removed while we hold its lock: nobody can take it meanwhile
+            std::filesystem::remove_all(tmp + "/" + e->d_name, ec);
+        }
+        ::close(fd);
+    }
+    ::closedir(d);
+}
+
+/// A private folder "$TMPDIR/phc-launch-<pid>-XXXXXX", locked while this process
+/// lives, so the leftovers of a killed launcher can be told from live folders
+/// (see remove_stale_dirs, run here too: leftovers never pile up).
+PrivateDir make_private_dir() {
+    const char* env = std::getenv("TMPDIR");
+    const std::string tmp = env && *env ? env : "/tmp";
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        std::string templ = fmt::format("{}/{}{}-XXXXXX", tmp, kDirPrefix, ::getpid());
+        if (!::mkdtemp(templ.data())) return {};
+        int fd = ::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st {};
+        if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(fd, &st) == 0 &&
+            st.st_nlink > 0) {
+            remove_stale_dirs(tmp);
+            return {templ, fd};
+        }
+        // Taken for a leftover and removed before we locked it (a launcher in
+        // another pid namespace cannot see that we run): make another.
+        int e = errno;
+        if (fd >= 0) ::close(fd);
+        std::error_code ec;
+        std::filesystem::remove_all(templ, ec);
+        errno = e;
+    }
+    return {};
 }
 
 /// The parallelism without a usable jobserver (PHC_JOBS or the default); a bad
@@ -72,10 +164,12 @@ int fallback_jobs(std::vector<std::string>& warnings) {
     return jobs;
 }
 
-/// Removes the private folder (quietly: it may be gone already).
-void remove_dir(const std::string& dir) {
+/// Removes the private folder (quietly: it may be gone already), then lets go of its lock.
+void remove_dir(PrivateDir& dir) {
     std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
+    std::filesystem::remove_all(dir.path, ec);
+    if (dir.lock >= 0) ::close(dir.lock);
+    dir.lock = -1;
 }
 
 /// Plans and runs a command the pre-check found worth a look. Signals are caught
@@ -94,16 +188,16 @@ int run_candidate(const std::vector<std::string>& cmd) {
         warn(signals.error().message + "; compiling without splitting");
         return exec_command(cmd);
     }
-    std::string dir = make_private_dir();
-    if (dir.empty()) {
+    PrivateDir dir = make_private_dir();
+    if (dir.path.empty()) {
         warn(fmt::format("cannot create a private folder ({}); compiling without splitting",
                          std::strerror(errno)));
         signals->reset();
         return exec_command(cmd);
     }
     bool compile = std::find(cmd.begin(), cmd.end(), "-c") != cmd.end();
-    auto planned =
-        compile ? plan_command(cmd, dir, probe_cache_path()) : plan_link_command(cmd, dir);
+    auto planned = compile ? plan_command(cmd, dir.path, probe_cache_path())
+                           : plan_link_command(cmd, dir.path);
     if (int sig = (*signals)->first_forwarded()) {
         remove_dir(dir);
         reraise(sig);

@@ -3,12 +3,17 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <map>
 #include <optional>
 #include <poll.h>
+#include <set>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,8 +70,8 @@ std::vector<std::string> job_environment(const Job& job) {
     return envs;
 }
 
-/// Starts `job` in a new process group with its output on two pipes. On failure
-/// fills `result` (SpawnFailed) and returns pid -1.
+/// Starts `job` in our own process group (see run_jobs) with its output on two
+/// pipes. On failure fills `result` (SpawnFailed) and returns pid -1.
 pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
     int op[2], ep[2];
     if (::pipe2(op, O_CLOEXEC) != 0) {
@@ -100,9 +105,7 @@ pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
         sigaddset(&defaults, s);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                        POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
     std::vector<std::string> envs = job_environment(job);
     std::vector<char*> argv, envp;
@@ -127,6 +130,115 @@ pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
     }
     return pid;
 }
+
+/// One process, as /proc/<pid>/stat describes it.
+struct Proc {
+    pid_t pid = 0, ppid = 0, pgid = 0;
+    char state = '?'; ///< 'Z': a zombie
+};
+
+/// Every process of the machine (of our pid namespace), from /proc.
+std::vector<Proc> list_processes() {
+    std::vector<Proc> out;
+    DIR* d = ::opendir("/proc");
+    if (!d) return out;
+    while (const dirent* e = ::readdir(d)) {
+        char* end = nullptr;
+        long pid = std::strtol(e->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0') continue;
+        char path[64], buf[512];
+        std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue; // gone meanwhile
+        ssize_t n = ::read(fd, buf, sizeof buf - 1);
+        ::close(fd);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        // "pid (comm) S ppid pgrp ...": comm may hold anything, up to the last ')'.
+        const char* paren = std::strrchr(buf, ')');
+        Proc p;
+        p.pid = static_cast<pid_t>(pid);
+        if (paren && std::sscanf(paren + 1, " %c %d %d", &p.state, &p.ppid, &p.pgid) == 3)
+            out.push_back(p);
+    }
+    ::closedir(d);
+    return out;
+}
+
+/// Our jobs' processes: every descendant of this process that is still in its
+/// process group, found through the parent links (a daemon that left the group,
+/// like a compiler cache's server, is not ours to stop). Zombies included.
+std::vector<Proc> job_processes() {
+    const pid_t self = ::getpid(), group = ::getpgrp();
+    std::multimap<pid_t, Proc> children;
+    for (const Proc& p : list_processes())
+        if (p.pgid == group) children.emplace(p.ppid, p);
+    std::vector<Proc> out;
+    std::vector<pid_t> todo{self};
+    while (!todo.empty()) {
+        pid_t parent = todo.back();
+        todo.pop_back();
+        auto [from, to] = children.equal_range(parent);
+        for (auto it = from; it != to; ++it) {
+            out.push_back(it->second);
+            if (it->second.pid != self) todo.push_back(it->second.pid);
+        }
+    }
+    return out;
+}
+
+/// Sends `sig` to every live process of our jobs, looking again until a look finds
+/// none it has not signalled yet (a process may start while we look).
+void signal_job_processes(int sig) {
+    std::set<pid_t> sent;
+    for (int round = 0; round < 10; ++round) {
+        bool found = false;
+        for (const Proc& p : job_processes())
+            if (p.state != 'Z' && sent.insert(p.pid).second) {
+                ::kill(p.pid, sig);
+                found = true;
+            }
+        if (!found) return;
+    }
+}
+
+/// After a stop, when every job is reaped: kills what is left of them (children
+/// that outlived their job, re-parented to us as their subreaper) and reaps
+/// those that became our children.
+void kill_leftovers() {
+    for (int round = 0; round < 200; ++round) { // 2 s at most
+        bool live = false;
+        for (const Proc& p : job_processes()) {
+            if (p.state == 'Z') {
+                if (p.ppid == ::getpid()) ::waitpid(p.pid, nullptr, WNOHANG);
+            } else {
+                live = true;
+                ::kill(p.pid, SIGKILL);
+            }
+        }
+        if (!live) return;
+        ::usleep(10000);
+    }
+}
+
+/// Makes this process the subreaper of its descendants while alive, so that a
+/// job's child whose parent died is re-parented to us (and still found by
+/// job_processes) instead of to init; restores the previous setting.
+class Subreaper {
+public:
+    Subreaper() {
+        if (::prctl(PR_GET_CHILD_SUBREAPER, &old_) != 0) old_ = 1; // unknown: leave it on
+        if (!old_) ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    }
+    ~Subreaper() {
+        if (!old_) ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+    }
+    Subreaper(const Subreaper&) = delete;
+    Subreaper& operator=(const Subreaper&) = delete;
+
+private:
+    int old_ = 0;
+};
 
 /// Reads what is available on `fd` into `sink`; closes `fd` at EOF or error.
 void read_some(Fd& fd, std::string& sink) {
@@ -154,6 +266,7 @@ public:
 
     /// Runs until no job is running and none can start.
     RunReport run() {
+        Subreaper subreaper;
         while (true) {
             start_waiting_jobs();
             if (running_.empty()) break;
@@ -161,6 +274,7 @@ public:
             collect_finished();
             if (stopping_ && !killed_ && Clock::now() >= deadline_) kill_all(SIGKILL);
         }
+        if (stopping_) kill_leftovers();
         return std::move(report_);
     }
 
@@ -238,9 +352,9 @@ private:
                 r.reaped = true;
                 // ECHILD: reaped elsewhere, its status lost; never count that as success.
                 r.status = p == r.pid ? status : (127 << 8);
-                if (stopping_) ::kill(-r.pid, SIGKILL); // stragglers left in its group
-                // Whatever it wrote is in the pipe by now; grandchildren that keep
-                // the pipe open do not hold us up.
+                // Its children that outlive it are killed with the other jobs'
+                // (the deadline) or at the end (kill_leftovers). Whatever it wrote is in the pipe
+                // by now; grandchildren that keep the pipe open do not hold us up.
                 read_some(r.out, report_.jobs[r.index].out);
                 read_some(r.err, report_.jobs[r.index].err);
                 r.out.reset();
@@ -289,30 +403,27 @@ private:
         begin_stop(SIGTERM);
     }
 
-    /// A forwarded signal arrived: pass it to every running job's group.
+    /// A forwarded signal arrived: pass it to every process of every job.
     void interrupt(int sig) {
         if (report_.signal == 0) report_.signal = sig;
-        if (!stopping_) {
+        if (!stopping_)
             begin_stop(sig);
-        } else {
-            for (auto& r : running_)
-                if (!r.reaped) ::kill(-r.pid, sig);
-        }
+        else
+            signal_job_processes(sig);
     }
 
-    /// Starts no more jobs; sends `sig` to running ones; arms the SIGKILL deadline.
+    /// Starts no more jobs; sends `sig` to every process of the running ones; arms
+    /// the SIGKILL deadline.
     void begin_stop(int sig) {
         stopping_ = true;
         deadline_ = Clock::now() + std::chrono::milliseconds(opt_.grace_ms);
-        for (auto& r : running_)
-            if (!r.reaped) ::kill(-r.pid, sig);
+        signal_job_processes(sig);
     }
 
-    /// Sends `sig` to every running job's process group (the grace period is over).
+    /// Sends `sig` to every process of every job (the grace period is over).
     void kill_all(int sig) {
         killed_ = true;
-        for (auto& r : running_)
-            if (!r.reaped) ::kill(-r.pid, sig);
+        signal_job_processes(sig);
     }
 
     const std::vector<Job>& jobs_;

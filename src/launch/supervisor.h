@@ -59,11 +59,31 @@ struct RunOptions {
 
 /// Runs `jobs`, the first in this process's implicit slot and each further one
 /// with a token from `js`, taken only while jobs are still waiting. Each child gets
-/// its own process group and stdin from /dev/null; its output is captured.
-/// At the first failure no more jobs start and the running ones are terminated.
-/// A SIGINT/SIGTERM/SIGHUP/SIGQUIT seen on `signals` is sent to every running
-/// child's process group; what has not died after the grace period gets SIGKILL.
-/// Returns when no child is left; every token is back by then.
+/// stdin from /dev/null; its output is captured.
+///
+/// The children stay in this process's process group (make's, or the one ninja
+/// makes for the command), like the compiler the launcher stands in for: a
+/// `kill -KILL -PGID` of that group (a CI cancel, `timeout -s KILL make`), which
+/// the launcher cannot see, kills every process of every job with it, and the
+/// terminal's ^C and ^Z reach them as they reach a plain compile. (Giving each
+/// job a group of its own, as before, left drivers and cc1s running then;
+/// PR_SET_PDEATHSIG would reach only each job's first process, not the cc1,
+/// lld or, under hipcc, the clang it starts, and a clang driver that gets
+/// SIGTERM leaves its cc1 running.)
+///
+/// To stop the jobs themselves, the launcher signals each process of them: the
+/// descendants of this process still in its process group (from /proc; one that
+/// left the group, a daemon, is not stopped). While run_jobs() runs, this process
+/// is the subreaper of its descendants, so a job's child whose parent died is
+/// re-parented here and still found. So: call it with no other children of this
+/// process running in its process group.
+///
+/// At the first failure no more jobs start and the running ones are terminated
+/// (SIGTERM). A SIGINT/SIGTERM/SIGHUP/SIGQUIT seen on `signals` is sent to every
+/// process of the jobs; what has not died after the grace period gets SIGKILL,
+/// and after a stop, what is left of the jobs once their first processes are
+/// reaped gets SIGKILL too. Returns when no child is left; every token is back
+/// by then.
 RunReport run_jobs(const std::vector<Job>& jobs, Jobserver& js, SignalPipe& signals,
                    const RunOptions& options = {});
 

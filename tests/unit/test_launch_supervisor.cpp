@@ -4,6 +4,8 @@
 #include <csignal>
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <fstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace phc::launch;
@@ -153,4 +155,123 @@ TEST_CASE("supervisor: SIGHUP and SIGQUIT are forwarded too") {
         CHECK(rep.jobs[1].state == JobResult::State::Stopped);
         CHECK(rep.jobs[1].code == sig);
     }
+}
+
+namespace {
+
+/// True while `pid` runs (a zombie counts as gone).
+bool running(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    if (!std::getline(in, stat)) return false;
+    size_t paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+/// Waits up to `seconds` for every pid in `pids` to be gone; true when they are.
+bool all_gone(const std::vector<pid_t>& pids, double seconds) {
+    auto t0 = std::chrono::steady_clock::now();
+    while (true) {
+        bool any = false;
+        for (pid_t p : pids) {
+            ::waitpid(p, nullptr, WNOHANG); // ours when this process is their subreaper
+            any = any || running(p);
+        }
+        if (!any) return true;
+        if (seconds_since(t0) > seconds) return false;
+        ::usleep(20000);
+    }
+}
+
+/// The pid written in `file` (by a job), or -1 while it is not there yet.
+pid_t pid_in(const std::string& file) {
+    std::ifstream in(file);
+    long pid = -1;
+    return in >> pid ? static_cast<pid_t>(pid) : -1;
+}
+
+/// Waits up to 10 s for each of `files` to hold a pid; the pids.
+std::vector<pid_t> wait_for_pids(const std::vector<std::string>& files) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<pid_t> pids;
+    while (seconds_since(t0) < 10) {
+        pids.clear();
+        for (const auto& f : files)
+            if (pid_t p = pid_in(f); p > 0) pids.push_back(p);
+        if (pids.size() == files.size()) break;
+        ::usleep(20000);
+    }
+    return pids;
+}
+
+} // namespace
+
+TEST_CASE("supervisor: SIGKILL of the launcher's process group leaves no job process running") {
+    // `kill -KILL -PGID` of make's group (a CI cancel, `timeout -s KILL`): the
+    // launcher cannot do anything, so its jobs and their children must be in
+    // that group too.
+    char dir[] = "/tmp/phc-unit-sup-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    std::string d = dir;
+    // Each job leaves a child of its own (like a driver's cc1) and records both pids.
+    auto job = [&](const std::string& name) {
+        return sh(name, "sleep 30 & echo $! > " + d + "/" + name + ".kid.t; mv " + d + "/" + name +
+                            ".kid.t " + d + "/" + name + ".kid; echo $$ > " + d + "/" + name +
+                            ".pid.t; mv " + d + "/" + name + ".pid.t " + d + "/" + name +
+                            ".pid; wait");
+    };
+    pid_t launcher = ::fork();
+    REQUIRE(launcher >= 0);
+    if (launcher == 0) {
+        ::setpgid(0, 0); // stands for make's process group
+        auto sp = SignalPipe::install();
+        if (!sp) ::_exit(1);
+        auto js = Jobserver::local(2);
+        run_jobs({job("a"), job("b")}, *js, **sp);
+        ::_exit(0);
+    }
+    ::setpgid(launcher, launcher);
+    std::vector<pid_t> pids =
+        wait_for_pids({d + "/a.pid", d + "/a.kid", d + "/b.pid", d + "/b.kid"});
+    REQUIRE(pids.size() == 4);
+    REQUIRE(::kill(-launcher, SIGKILL) == 0);
+    REQUIRE(::waitpid(launcher, nullptr, 0) == launcher);
+    CHECK(all_gone(pids, 3.0));
+    for (pid_t p : pids) { // what an old launcher left behind
+        ::kill(-p, SIGKILL);
+        ::kill(p, SIGKILL);
+    }
+    all_gone(pids, 3.0);
+    CHECK(system(("rm -rf " + d).c_str()) == 0);
+}
+
+TEST_CASE("supervisor: stopping reaches every job's children, also orphaned ones") {
+    auto sp = signals();
+    char dir[] = "/tmp/phc-unit-sup-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    std::string d = dir;
+    auto js = Jobserver::local(3);
+    RunOptions opt;
+    opt.grace_ms = 300;
+    // a: a child that outlives its parent's SIGTERM (like a cc1 under a driver that
+    // dies at once: it is orphaned and ignores SIGTERM); b: a plain child; c fails.
+    std::vector<Job> jobs = {
+        sh("a", "(trap '' TERM; exec sleep 30) & echo $! > " + d + "/a.t; mv " + d + "/a.t " + d +
+                    "/a; wait"),
+        sh("b", "sleep 30 & echo $! > " + d + "/b.t; mv " + d + "/b.t " + d + "/b; wait"),
+        sh("c", "while [ ! -f " + d + "/a ] || [ ! -f " + d + "/b ]; do sleep 0.05; done; exit 4")};
+    auto t0 = std::chrono::steady_clock::now();
+    auto rep = run_jobs(jobs, *js, *sp, opt);
+    CHECK(seconds_since(t0) < 5.0);
+    CHECK(rep.first_failure == 2);
+    CHECK(rep.jobs[0].state == JobResult::State::Stopped);
+    CHECK(rep.jobs[1].state == JobResult::State::Stopped);
+    std::vector<pid_t> kids = {pid_in(d + "/a"), pid_in(d + "/b")};
+    REQUIRE(kids[0] > 0);
+    REQUIRE(kids[1] > 0);
+    CHECK(all_gone(kids, 0.5)); // gone by the time run_jobs returns (0.5 s: reaping)
+    for (pid_t p : kids)
+        ::kill(p, SIGKILL);
+    all_gone(kids, 3.0);
+    CHECK(system(("rm -rf " + d).c_str()) == 0);
 }
