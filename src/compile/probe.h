@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -117,7 +118,8 @@ struct DriverJobs {
 Result<DriverJobs> run_driver_jobs(const ProbeRequest& req);
 
 /// Probe results by key, in memory and optionally in a JSON file. get() may be
-/// called from several threads (one at a time runs, the others wait).
+/// called from several threads (one at a time runs, the others wait), and several
+/// processes may share one file (parallel launchers, regen beside them).
 class ProbeCache {
 public:
     /// `path` is the JSON file to load and update; "" keeps the cache in memory only.
@@ -126,8 +128,26 @@ public:
     /// The cached result for `req`, probing the compiler when there is none. A failed
     /// probe is remembered for this cache's lifetime (not on disk) and not re-run.
     /// The compiler's identity (path, size, mtime) is read once per cache: a compiler
-    /// replaced during the cache's lifetime is not noticed. A cache file that cannot
-    /// be written is reported once on stderr as a warning, never as an error.
+    /// replaced during the cache's lifetime is not noticed.
+    ///
+    /// An entry from the file is checked against `req` before its first use (the
+    /// file may be edited, corrupted or restored from elsewhere): its architectures
+    /// are the command's (as sets of canonical target IDs), each once and, for the
+    /// old driver, in the driver's bundle order (sorted: clang 15 to 22 sort them);
+    /// the bundler's targets name them in that order, with exactly one input per
+    /// architecture (its placeholder, in order) and one for the host (/dev/null, or
+    /// the host object's placeholder exactly when `rdc`), and one output; the
+    /// bundler is an absolute path to an executable file; new-driver code
+    /// generation has one command per architecture. An entry that fails is probed
+    /// again and replaced, in memory and in the file.
+    ///
+    /// The file is read only when it is a regular file (also through links) of at
+    /// most 16 MB; anything else (a fifo, /dev/zero) is ignored with one warning
+    /// on stderr and never written. A new entry is merged into the file's current
+    /// content under an flock(2) on "<path>.lock", then the file is replaced
+    /// atomically, so concurrent probes by several processes all stay. A cache
+    /// file that cannot be written is reported once on stderr as a warning, never
+    /// as an error.
     Result<ProbeResult> get(const ProbeRequest& req);
 
     /// How many times this cache ran the compiler.
@@ -136,6 +156,8 @@ public:
 private:
     void load();
     Status save(const std::string& key, const ProbeResult& r);
+    /// Says `text` about the cache file on stderr, once per cache.
+    void warn(const std::string& text);
 
     std::mutex mutex_; ///< held by get()
     std::string path_;
@@ -144,7 +166,10 @@ private:
     std::map<std::string, Error> failures_; ///< failed probes, remembered in memory only
     /// probe_key_head() by compiler, cwd and env: one stat of the compiler per cache.
     std::map<std::string, Result<std::vector<std::string>>> heads_;
-    bool warned_ = false; ///< the cache file could not be written (said once)
+    /// Keys whose entry fits (checked, or probed by this cache): not checked again.
+    std::set<std::string> checked_;
+    bool warned_ = false;  ///< something was said about the cache file (once)
+    bool foreign_ = false; ///< the cache file is not a regular file: never written
     size_t probes_run_ = 0;
 };
 

@@ -1,9 +1,18 @@
 // ProbeCache (declared in probe.h): memory first, then the JSON file, then the compiler.
+#include "compile/options.h"
 #include "compile/probe.h"
 #include "util/file.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 namespace phc::compile {
 
@@ -46,14 +55,65 @@ ProbeResult from_json(const json& j) {
     return r;
 }
 
-/// The entries of a cache file; empty when it is missing, unreadable or of another format
-/// (a cache must never break a build: it is rebuilt by probing again).
-std::map<std::string, ProbeResult> read_entries(const std::string& path) {
+/// A cache file larger than this is no cache of ours (a few hundred entries take
+/// well under 1 MB); it is not read.
+constexpr off_t kMaxFileBytes = 16 << 20;
+
+/// Why a cache file that is there was not read.
+enum class Unread {
+    No,         ///< it was read (or is missing, or unreadable: rebuilt quietly)
+    NotRegular, ///< a fifo would block, /dev/zero never ends: never read nor written
+    TooLarge,   ///< over kMaxFileBytes: ignored, and replaced by the next save
+};
+
+/// Says what `why` means, for a warning.
+const char* unread_text(Unread why) {
+    return why == Unread::NotRegular ? "it is not a regular file" : "it is larger than 16 MB";
+}
+
+/// The text of the cache file, read only when it is a regular file (links
+/// followed) of at most kMaxFileBytes; "" otherwise, with `why` set when it is there.
+std::string read_text(const std::string& path, Unread& why) {
+    why = Unread::No;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return {};
+    if (!S_ISREG(st.st_mode) || st.st_size > kMaxFileBytes) {
+        why = S_ISREG(st.st_mode) ? Unread::TooLarge : Unread::NotRegular;
+        return {};
+    }
+    // O_NONBLOCK: should the path have become a fifo since the stat, the open
+    // does not wait for a writer; what was opened is checked again.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return {};
+    std::string text;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        why = Unread::NotRegular;
+    } else {
+        char buf[1 << 16];
+        while (true) {
+            ssize_t n = ::read(fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            text.append(buf, static_cast<size_t>(n));
+            if (text.size() > static_cast<size_t>(kMaxFileBytes)) { // it grew meanwhile
+                why = Unread::TooLarge;
+                text.clear();
+                break;
+            }
+        }
+    }
+    ::close(fd);
+    return text;
+}
+
+/// The entries of a cache file; empty when it is missing, unreadable, not read
+/// (`why`) or of another format (a cache must never break a build: it is rebuilt
+/// by probing again).
+std::map<std::string, ProbeResult> read_entries(const std::string& path, Unread& why) {
     std::map<std::string, ProbeResult> out;
-    if (!util::file_exists(path)) return out;
-    auto text = util::read_file(path);
-    if (!text) return out;
-    json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    std::string text = read_text(path, why);
+    if (text.empty()) return out;
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object() || j.value("format", 0) != kFormat || !j.contains("probes") ||
         !j["probes"].is_object())
         return out;
@@ -72,27 +132,230 @@ std::string parent_dir(const std::string& path) {
     return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
+/// An flock(2) on a lock file while alive. None when the file cannot be opened
+/// (a read-only folder: the save fails anyway) or the lock is not had within 10 s
+/// (its holder stopped with ^Z): the save then goes ahead without it.
+class FileLock {
+public:
+    explicit FileLock(const std::string& path) {
+        fd_ = ::open(path.c_str(),
+                     O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+        struct stat st {};
+        if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+            release();
+            return;
+        }
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            if ((errno != EWOULDBLOCK && errno != EINTR) ||
+                std::chrono::steady_clock::now() >= until) {
+                release();
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    }
+    ~FileLock() { release(); }
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+private:
+    /// Closing the file lets go of the lock.
+    void release() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+    int fd_ = -1;
+};
+
+/// A target ID with its features sorted ("gfx90a:xnack+:sramecc-" ->
+/// "gfx90a:sramecc-:xnack+"), as clang canonicalises it.
+std::string canonical_target_id(const std::string& id) {
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+        size_t colon = id.find(':', start);
+        parts.push_back(id.substr(start, colon - start));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    std::sort(parts.begin() + 1, parts.end());
+    std::string out = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i)
+        out += ":" + parts[i];
+    return out;
+}
+
+/// The architectures as a sorted list of distinct canonical target IDs (as
+/// apply_probe compares a probe's with the command's).
+std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
+    std::vector<std::string> out;
+    for (const std::string& a : archs)
+        out.push_back(canonical_target_id(a));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+/// The architectures `argv` names (--offload-arch= and --cuda-gpu-arch= values,
+/// less --no-offload-arch= ones), as arch_set() gives them; empty when it names
+/// none or "native" (the driver's choice, then).
+std::vector<std::string> command_archs(const std::vector<std::string>& argv) {
+    std::vector<std::string> archs;
+    for (const ParsedArg& a : parse_args(argv)) {
+        bool add = a.is("--offload-arch=") || a.is("--cuda-gpu-arch=");
+        bool remove = a.is("--no-offload-arch=") || a.is("--no-cuda-gpu-arch=");
+        if (!add && !remove) continue;
+        for (size_t start = 0;;) {
+            size_t comma = a.value.find(',', start);
+            std::string v = a.value.substr(start, comma - start);
+            if (add && v == "native") return {};
+            if (add && !v.empty()) archs.push_back(v);
+            if (remove && v == "all") archs.clear();
+            if (remove) std::erase(archs, v);
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
+    return arch_set(archs);
+}
+
+/// The GPU of a target ID ("gfx90a" of "gfx90a:xnack+").
+std::string_view processor(std::string_view id) {
+    return id.substr(0, id.find(':'));
+}
+
+size_t words_with(const std::vector<std::string>& words, std::string_view part) {
+    return static_cast<size_t>(std::count_if(words.begin(), words.end(), [&](const std::string& w) {
+        return w.find(part) != std::string::npos;
+    }));
+}
+
+/// True when the bundler arguments of `r` bundle each architecture's input into
+/// its own entry and the host's into the host entry, as parse_jobs writes them.
+bool bundle_fits(const ProbeResult& r) {
+    std::vector<std::string> targets, inputs;
+    size_t target_args = 0, outputs = 0;
+    for (const std::string& a : r.bundler_args) {
+        if (a.starts_with("-targets=")) {
+            ++target_args;
+            for (size_t start = 9;;) {
+                size_t comma = a.find(',', start);
+                targets.push_back(a.substr(start, comma - start));
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+        } else if (a.starts_with("-input=")) {
+            inputs.push_back(a.substr(7));
+        } else if (a == "-output=" + std::string(ProbeResult::kOutputToken)) {
+            ++outputs;
+        }
+    }
+    if (target_args != 1 || outputs != 1 || targets.size() != r.archs.size() + 1 ||
+        inputs.size() != targets.size())
+        return false;
+    // No placeholder anywhere else (the bundler would get it literally).
+    if (words_with(r.bundler_args, ProbeResult::kInputToken) != r.archs.size() ||
+        words_with(r.bundler_args, ProbeResult::kHostToken) != (r.rdc ? 1U : 0U) ||
+        words_with(r.bundler_args, ProbeResult::kOutputToken) != 1)
+        return false;
+    size_t k = 0, hosts = 0;
+    for (size_t i = 0; i < targets.size(); ++i) {
+        if (targets[i].starts_with("host-")) {
+            ++hosts;
+            if (inputs[i] != (r.rdc ? std::string(ProbeResult::kHostToken) : "/dev/null"))
+                return false;
+        } else {
+            if (k >= r.archs.size() || bundle_entry_arch(targets[i]) != r.archs[k] ||
+                inputs[i] != std::string(ProbeResult::kInputToken) + std::to_string(k) + "@")
+                return false;
+            ++k;
+        }
+    }
+    return hosts == 1 && k == r.archs.size();
+}
+
+/// True when `r`, a cache entry, can stand for what a probe of a compile naming
+/// `argv` gives (see ProbeCache::get): checks what a careless edit, a truncated
+/// or a foreign cache can get wrong, cheaply and without running anything.
+bool fits(const ProbeResult& r, const std::vector<std::string>& argv) {
+    if (r.driver == DriverKind::None || (r.driver == DriverKind::New && r.codegen.empty()))
+        return r.archs.empty() && r.bundler_args.empty() && r.codegen.empty(); // nothing to split
+    if (r.archs.empty() || r.bundler.empty() || r.bundler[0] != '/') return false;
+    struct stat st {};
+    if (::stat(r.bundler.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        ::access(r.bundler.c_str(), X_OK) != 0)
+        return false;
+    std::vector<std::string> sorted = r.archs;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;
+    // The old driver bundles in sorted order (clang 15, 19 and 22: a std::set or a
+    // sorted list); a reordered entry would not be byte-identical. The new
+    // driver's wrapper has an order of its own: there only the pairing is checked.
+    if (r.driver == DriverKind::Old && sorted != r.archs) return false;
+    if (std::vector<std::string> named = command_archs(argv);
+        !named.empty() && named != arch_set(r.archs))
+        return false;
+    if (!bundle_fits(r)) return false;
+    if (!r.codegen.empty()) {
+        if (r.codegen.size() != r.archs.size()) return false;
+        for (size_t k = 0; k < r.codegen.size(); ++k) {
+            const auto& job = r.codegen[k];
+            if (words_with(job, ProbeResult::kInputToken) != 1 ||
+                words_with(job, ProbeResult::kOutputToken) == 0)
+                return false;
+            for (const std::string& w : job)
+                if (w.starts_with("-mcpu=") && processor(w.substr(6)) != processor(r.archs[k]))
+                    return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 ProbeCache::ProbeCache(std::string path) : path_(std::move(path)) {}
 
+void ProbeCache::warn(const std::string& text) {
+    if (warned_) return;
+    warned_ = true;
+    std::fprintf(stderr, "%s: warning: %s\n", path_.c_str(), text.c_str());
+}
+
 void ProbeCache::load() {
     if (loaded_) return;
     loaded_ = true;
-    if (!path_.empty()) entries_ = read_entries(path_);
+    if (path_.empty()) return;
+    Unread why = Unread::No;
+    entries_ = read_entries(path_, why);
+    if (why == Unread::NotRegular) foreign_ = true;
+    if (why != Unread::No) warn(std::string("probe cache ignored (") + unread_text(why) + ")");
 }
 
 Status ProbeCache::save(const std::string& key, const ProbeResult& r) {
-    if (path_.empty()) return Ok{};
-    // Re-read first: other processes (parallel launchers) may have added entries.
-    std::map<std::string, ProbeResult> all = read_entries(path_);
+    if (path_.empty() || foreign_) return Ok{};
+    if (std::string dir = parent_dir(path_); !dir.empty())
+        if (auto s = util::make_dirs(dir); !s) return s;
+    // Only a regular file is replaced; a device or fifo is never written into.
+    auto mode = util::write_mode(path_);
+    if (!mode) return mode.error();
+    if (*mode == util::WriteMode::Through) {
+        foreign_ = true;
+        return make_error("it is not a regular file");
+    }
+    // Merged with what the file holds now, under the lock: other processes
+    // (parallel launchers) may have added entries since we read it.
+    FileLock lock(path_ + ".lock");
+    Unread why = Unread::No;
+    std::map<std::string, ProbeResult> all = read_entries(path_, why);
+    if (why == Unread::NotRegular) {
+        foreign_ = true;
+        return make_error("it is not a regular file");
+    }
     all[key] = r;
     json probes = json::object();
     for (const auto& [k, v] : all)
         probes[k] = to_json(v);
     json doc{{"format", kFormat}, {"probes", probes}};
-    if (std::string dir = parent_dir(path_); !dir.empty())
-        if (auto s = util::make_dirs(dir); !s) return s;
     return util::write_file_atomic(path_, doc.dump(2) + "\n");
 }
 
@@ -107,7 +370,14 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     if (head == heads_.end()) head = heads_.emplace(who, probe_key_head(req)).first;
     if (!head->second) return head->second.error();
     const std::string key = probe_key_with(*head->second, req.argv);
-    if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+    if (auto it = entries_.find(key); it != entries_.end()) {
+        // The architectures are part of the key, so one check per key suffices.
+        if (checked_.contains(key) || fits(it->second, req.argv)) {
+            checked_.insert(key);
+            return it->second;
+        }
+        entries_.erase(it); // probed again below, and replaced in the file
+    }
     if (auto it = failures_.find(key); it != failures_.end()) return it->second;
     ++probes_run_;
     auto r = run_probe(req);
@@ -116,12 +386,9 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
         return r;
     }
     entries_[key] = *r;
+    checked_.insert(key);
     // A cache that cannot be written must never break a build: the probe stands.
-    if (auto s = save(key, *r); !s && !warned_) {
-        warned_ = true;
-        std::fprintf(stderr, "%s: warning: probe cache not saved (%s)\n", path_.c_str(),
-                     s.error().message.c_str());
-    }
+    if (auto s = save(key, *r); !s) warn("probe cache not saved (" + s.error().message + ")");
     return r;
 }
 

@@ -2,10 +2,21 @@
 #include "util/file.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace phc;
@@ -263,4 +274,315 @@ TEST_CASE("bundle entries: the architecture after any spelling of the triple") {
     CHECK(bundle_entry_arch("hip-amdgcn-amd-amdhsa-unknown-gfx90a:xnack-") == "gfx90a:xnack-");
     CHECK(bundle_entry_arch("hipv4-amdgcn-amd-amdhsa--gfx9-generic") == "gfx9-generic");
     CHECK(bundle_entry_arch("host-x86_64-unknown-linux") == "");
+}
+
+namespace {
+
+/// A scratch folder with a fake clang++ that prints captured `-###` output (its
+/// bundler moved into the folder, so that a test can remove it) and counts its
+/// runs; `file` is a probe cache path in the folder.
+struct FakeClang {
+    std::string dir, cc, bundler, file;
+
+    explicit FakeClang(const std::string& data = "c15.txt") {
+        char t[] = "/tmp/phc-unit-probe-XXXXXX";
+        REQUIRE(::mkdtemp(t) != nullptr);
+        dir = t;
+        cc = dir + "/clang++";
+        bundler = dir + "/clang-offload-bundler";
+        file = dir + "/probes.json";
+        auto jobs = util::read_file(std::string(PHC_TEST_DATA) + "/split/" + data);
+        REQUIRE(jobs.ok());
+        std::string text = *jobs;
+        size_t end = text.find("clang-offload-bundler\"");
+        REQUIRE(end != std::string::npos);
+        size_t start = text.rfind('"', end) + 1;
+        text.replace(start, end + 21 - start, bundler);
+        REQUIRE(util::write_file_atomic(dir + "/jobs.txt", text).ok());
+        REQUIRE(util::write_file_atomic(bundler, "#!/bin/sh\n").ok());
+        REQUIRE(::chmod(bundler.c_str(), 0755) == 0);
+        REQUIRE(util::write_file_atomic(cc, "#!/bin/sh\necho run >> " + dir + "/runs\ncat '" + dir +
+                                                "/jobs.txt' >&2\n")
+                    .ok());
+        REQUIRE(::chmod(cc.c_str(), 0755) == 0);
+    }
+    ~FakeClang() { CHECK(std::system(("rm -rf " + dir).c_str()) == 0); }
+    FakeClang(const FakeClang&) = delete;
+    FakeClang& operator=(const FakeClang&) = delete;
+
+    /// A compile for gfx906 and gfx90a; `env` makes another probe key.
+    ProbeRequest request(std::vector<std::string> env = {}) const {
+        return {std::move(env),
+                {cc, "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a", "-c", "a.hip",
+                 "-o", "a.o"},
+                dir};
+    }
+};
+
+/// Applies `edit` to every entry of the cache file `file`.
+void edit_entries(const std::string& file, const std::function<void(nlohmann::json&)>& edit) {
+    auto text = util::read_file(file);
+    REQUIRE(text.ok());
+    nlohmann::json doc = nlohmann::json::parse(*text);
+    for (auto& [key, entry] : doc["probes"].items())
+        edit(entry);
+    REQUIRE(util::write_file_atomic(file, doc.dump(2)).ok());
+}
+
+/// Replaces every word of `args` equal to `from` by `to` ("" removes it).
+void replace_word(nlohmann::json& args, const std::string& from, const std::string& to) {
+    std::vector<std::string> out;
+    for (const auto& w : args.get<std::vector<std::string>>())
+        if (w != from)
+            out.push_back(w);
+        else if (!to.empty())
+            out.push_back(to);
+    args = out;
+}
+
+/// Runs `body` on a thread of its own and waits up to `seconds` for it: false when
+/// it is still running then (it is left running, detached: it owns its state).
+bool finishes(std::function<void()> body, double seconds) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::thread t([body = std::move(body), done] {
+        body();
+        *done = true;
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    while (!*done &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds)
+        ::usleep(10000);
+    if (*done) {
+        t.join();
+        return true;
+    }
+    t.detach();
+    return false;
+}
+
+/// What `body` writes to stderr.
+std::string stderr_of(const std::function<void()>& body) {
+    std::fflush(stderr);
+    char name[] = "/tmp/phc-unit-stderr-XXXXXX";
+    int fd = ::mkstemp(name);
+    REQUIRE(fd >= 0);
+    int saved = ::dup(2);
+    ::dup2(fd, 2);
+    body();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    ::close(fd);
+    auto text = util::read_file(name);
+    std::remove(name);
+    return text.ok() ? *text : std::string();
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("probe cache: entries as the driver writes them are used as they are") {
+    for (std::string data : {"c15.txt", "c15rdc.txt", "c19.txt", "c19rdc.txt", "hipcc.txt"}) {
+        CAPTURE(data);
+        FakeClang f(data);
+        {
+            ProbeCache first(f.file);
+            REQUIRE(first.get(f.request()).ok());
+        }
+        ProbeCache again(f.file);
+        REQUIRE(again.get(f.request()).ok());
+        CHECK(again.probes_run() == 0);
+    }
+}
+
+TEST_CASE("probe cache: an entry that does not fit the command is probed again and replaced") {
+    using nlohmann::json;
+    const std::string targets =
+        "-targets=host-x86_64-unknown-linux,hipv4-amdgcn-amd-amdhsa--gfx906,"
+        "hipv4-amdgcn-amd-amdhsa--gfx90a";
+    struct Case {
+        const char* what;
+        std::function<void(json&, const FakeClang&)> edit;
+    };
+    const std::vector<Case> cases = {
+        // gfx90a's code would go into the gfx906 entry of the bundle.
+        {"architectures reordered",
+         [](json& e, const FakeClang&) {
+             e["archs"] = {"gfx90a", "gfx906"};
+         }},
+        // Each entry holds its own code, but not in the order the driver bundles.
+        {"architectures and bundle targets reordered together",
+         [&](json& e, const FakeClang&) {
+             e["archs"] = {"gfx90a", "gfx906"};
+             replace_word(e["bundler_args"], targets,
+                          "-targets=host-x86_64-unknown-linux,hipv4-amdgcn-amd-amdhsa--gfx90a,"
+                          "hipv4-amdgcn-amd-amdhsa--gfx906");
+         }},
+        {"one device input removed",
+         [](json& e, const FakeClang&) {
+             replace_word(e["bundler_args"], "-input=@PHC_INPUT_1@", "");
+         }},
+        {"every input removed",
+         [](json& e, const FakeClang&) {
+             for (const char* w :
+                  {"-input=/dev/null", "-input=@PHC_INPUT_0@", "-input=@PHC_INPUT_1@"})
+                 replace_word(e["bundler_args"], w, "");
+         }},
+        {"the host input removed",
+         [](json& e, const FakeClang&) {
+             replace_word(e["bundler_args"], "-input=/dev/null", "");
+         }},
+        {"one input named twice",
+         [](json& e, const FakeClang&) {
+             replace_word(e["bundler_args"], "-input=@PHC_INPUT_1@", "-input=@PHC_INPUT_0@");
+         }},
+        {"a host input for RDC", [](json& e, const FakeClang&) { e["rdc"] = true; }},
+        {"the output removed",
+         [](json& e, const FakeClang&) {
+             replace_word(e["bundler_args"], "-output=@PHC_OUTPUT@", "");
+         }},
+        {"architectures the command does not name",
+         [&](json& e, const FakeClang&) {
+             e["archs"] = {"gfx906", "gfx908"};
+             replace_word(e["bundler_args"], targets,
+                          "-targets=host-x86_64-unknown-linux,hipv4-amdgcn-amd-amdhsa--gfx906,"
+                          "hipv4-amdgcn-amd-amdhsa--gfx908");
+         }},
+        {"a bundler that does not exist",
+         [](json& e, const FakeClang& f) { e["bundler"] = f.dir + "/missing-bundler"; }},
+        {"a bundler without a path",
+         [](json& e, const FakeClang&) { e["bundler"] = "clang-offload-bundler"; }},
+        {"new-driver code generation for fewer architectures",
+         [](json& e, const FakeClang&) {
+             e["codegen"] = {{"clang", "-mcpu=gfx906", "-o", "@PHC_OUTPUT@", "@PHC_INPUT_0@"}};
+         }},
+    };
+    FakeClang f;
+    {
+        ProbeCache first(f.file);
+        REQUIRE(first.get(f.request()).ok());
+    }
+    auto fresh = util::read_file(f.file);
+    REQUIRE(fresh.ok());
+    ProbeCache reference; // in memory: what a probe gives
+    auto want = reference.get(f.request());
+    REQUIRE(want.ok());
+    for (const Case& c : cases) {
+        std::string what = c.what;
+        CAPTURE(what);
+        REQUIRE(util::write_file_atomic(f.file, *fresh).ok());
+        edit_entries(f.file, [&](json& e) { c.edit(e, f); });
+        {
+            ProbeCache edited(f.file);
+            auto r = edited.get(f.request());
+            REQUIRE(r.ok());
+            CHECK(edited.probes_run() == 1);
+            CHECK(r->archs == want->archs);
+            CHECK(r->bundler == want->bundler);
+            CHECK(r->bundler_args == want->bundler_args);
+            CHECK(r->rdc == want->rdc);
+            CHECK(r->codegen == want->codegen);
+        }
+        ProbeCache after(f.file); // the probe replaced the entry
+        REQUIRE(after.get(f.request()).ok());
+        CHECK(after.probes_run() == 0);
+    }
+    // The bundler removed after the probe: probed again (here: the same answer,
+    // so the cache keeps asking; a real driver names an existing one).
+    REQUIRE(util::write_file_atomic(f.file, *fresh).ok());
+    std::remove(f.bundler.c_str());
+    ProbeCache gone(f.file);
+    REQUIRE(gone.get(f.request()).ok());
+    CHECK(gone.probes_run() == 1);
+}
+
+TEST_CASE("probe cache: a cache file that is not a regular file is ignored, not waited on") {
+    FakeClang f;
+    SUBCASE("a fifo") {
+        REQUIRE(::mkfifo(f.file.c_str(), 0644) == 0);
+        // (The old code wrote into the fifo once a reader came: no SIGPIPE death.)
+        auto old_pipe = std::signal(SIGPIPE, SIG_IGN);
+        auto state = std::make_shared<std::pair<std::string, ProbeRequest>>(f.file, f.request());
+        auto ok = std::make_shared<std::atomic<int>>(-1);
+        std::string err = stderr_of([&] {
+            bool done = finishes(
+                [state, ok] {
+                    ProbeCache c(state->first);
+                    *ok = c.get(state->second).ok() && c.probes_run() == 1;
+                },
+                10.0);
+            CHECK(done);
+            for (int i = 0; i < 500 && !done && *ok < 0; ++i) { // unblock the old code
+                int w = ::open(f.file.c_str(), O_WRONLY | O_NONBLOCK);
+                if (w >= 0) ::close(w);
+                int r = ::open(f.file.c_str(), O_RDONLY | O_NONBLOCK);
+                if (r >= 0) ::close(r);
+                ::usleep(10000);
+            }
+        });
+        std::signal(SIGPIPE, old_pipe);
+        CHECK(*ok == 1);
+        struct stat st {};
+        REQUIRE(::lstat(f.file.c_str(), &st) == 0);
+        CHECK(S_ISFIFO(st.st_mode)); // never replaced
+        CHECK(count_of(err, "warning") == 1);
+        CHECK(err.find("not a regular file") != std::string::npos);
+    }
+    SUBCASE("a link to /dev/zero") {
+        REQUIRE(::symlink("/dev/zero", f.file.c_str()) == 0);
+        std::string err = stderr_of([&] {
+            ProbeCache c(f.file);
+            CHECK(c.get(f.request()).ok());
+            CHECK(c.get(f.request({"PHC_UNIT=2"})).ok());
+            CHECK(c.probes_run() == 2);
+        });
+        char target[64] = {};
+        CHECK(::readlink(f.file.c_str(), target, sizeof target - 1) > 0);
+        CHECK(std::string(target) == "/dev/zero");
+        CHECK(count_of(err, "warning") == 1);
+    }
+    SUBCASE("a file over 16 MB") {
+        int fd = ::open(f.file.c_str(), O_WRONLY | O_CREAT, 0644);
+        REQUIRE(fd >= 0);
+        REQUIRE(::ftruncate(fd, 17 << 20) == 0);
+        ::close(fd);
+        std::string err = stderr_of([&] {
+            ProbeCache c(f.file);
+            CHECK(c.get(f.request()).ok());
+            CHECK(c.probes_run() == 1);
+        });
+        CHECK(count_of(err, "warning") == 1);
+        CHECK(err.find("16 MB") != std::string::npos);
+        ProbeCache again(f.file); // replaced by a cache of the right size
+        CHECK(again.get(f.request()).ok());
+        CHECK(again.probes_run() == 0);
+    }
+}
+
+TEST_CASE("probe cache: concurrent first probes by separate caches all reach the file") {
+    FakeClang f;
+    constexpr int kThreads = 4, kKeys = 10;
+    std::vector<int> ok(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            ProbeCache c(f.file); // one process each, as parallel launchers
+            for (int k = 0; k < kKeys; ++k)
+                ok[t] += c.get(f.request({fmt::format("PHC_UNIT_KEY={}-{}", t, k)})).ok();
+        });
+    for (auto& t : threads)
+        t.join();
+    for (int t = 0; t < kThreads; ++t)
+        CHECK(ok[t] == kKeys);
+    ProbeCache all(f.file);
+    for (int t = 0; t < kThreads; ++t)
+        for (int k = 0; k < kKeys; ++k)
+            CHECK(all.get(f.request({fmt::format("PHC_UNIT_KEY={}-{}", t, k)})).ok());
+    CHECK(all.probes_run() == 0);
 }
