@@ -70,12 +70,16 @@ out=$("$PHC" explain --probe-cache probes.json -- "clang++-15 -x hip $ROCM $TWO 
 grep -q '^# probes run: 1$' <<<"$out" || fail "a driver-relevant flag did not cause a new probe"
 echo "ok probe cache: reused across sources/defines, re-probed for a new flag"
 
-# Response files: expanded for the analysis; options the plan edits inside one are left alone.
+# Response files: expanded; the plan works on every argument, architectures
+# inside the file included; one naming another is left alone.
 out=$("$PHC" explain --rspfile k.rsp --rspfile-content "$ROCM -O2" -- "clang++-15 -x hip @k.rsp $TWO -c k.hip -o k.o")
 grep -q '^# decision: split$' <<<"$out" || fail "rspfile with plain flags not split: $out"
-grep -q "@k.rsp" <<<"$(grep -- '--offload-device-only' <<<"$out")" || fail "device step lost @k.rsp"
+grep -q -- "-O2" <<<"$(grep -- '--offload-device-only' <<<"$out")" || fail "device step lost the response file's flags"
 out=$("$PHC" explain --rspfile k.rsp --rspfile-content "$ROCM $TWO" -- "clang++-15 -x hip @k.rsp -c k.hip -o k.o")
-grep -q '^# reason: response-file: ' <<<"$out" || fail "archs inside a response file: $out"
+grep -q '^# decision: split$' <<<"$out" || fail "archs inside a response file: $out"
+[ "$(grep -c -- '--offload-device-only' <<<"$out")" = 2 ] || fail "archs inside a response file: not one step each: $out"
+out=$("$PHC" explain --rspfile k.rsp --rspfile-content "@more.rsp" -- "clang++-15 -x hip @k.rsp $TWO -c k.hip -o k.o")
+grep -q '^# reason: response-file: a response file names another' <<<"$out" || fail "nested response files: $out"
 echo "ok response files"
 
 # Errors: non-zero exit and a one-line message naming the problem.
