@@ -55,8 +55,10 @@ int exec_command(const std::vector<std::string>& cmd) {
     return e == ENOENT ? 127 : 126;
 }
 
-/// Prints one warning line.
-void warn(const std::string& text) {
+/// Prints one warning line. A message made as an error ("error: ..." or
+/// "file: error: ...") is a warning here: its own "error: " goes.
+void warn(std::string text) {
+    if (size_t at = text.find("error: "); at != std::string::npos) text.erase(at, 7);
     write_all(2, "phc-launch: warning: " + text + "\n");
 }
 

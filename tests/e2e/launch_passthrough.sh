@@ -57,5 +57,14 @@ printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' > show-args && chmod +x show-args
   || fail "real -E run failed"
 grep -q '__global__\|__attribute__((global))' k.ii || fail "-E output has no kernel"
 
+echo "-- a compile the probe rejects: one warning (not 'warning: error:'), then the compiler's own run"
+if "$L" clang++-15 "${F[@]}" --offload-arch=gfx906 --offload-arch=gfx90a:bogus+ -c k.hip -o k.o 2>warn.txt; then
+  fail "a compile with a bad target ID succeeded"
+fi
+grep -q "^phc-launch: warning: .*compiling without splitting" warn.txt || fail "no warning: $(cat warn.txt)"
+if grep -q "^phc-launch: warning: error: " warn.txt; then
+  fail "the warning says error: $(grep '^phc-launch' warn.txt)"
+fi
+
 echo "launch_passthrough: all passed"
 rm -rf "$W"
