@@ -56,7 +56,7 @@ while IFS=$'\t' read -r dir cmd; do
   (cd "$dir" && "${ref[@]}" -cuid="$cuid")
   cmp "$dir/$obj" "$W/ref.o" || fail "$obj differs from the driver's compile (cuid $cuid)"
 done <cmds.txt
-[ -z "$(ls tmp | grep '^phc-launch-' || true)" ] || fail "private folders left in TMPDIR"
+[ -z "$(find tmp -maxdepth 1 -name 'phc-launch-*')" ] || fail "private folders left in TMPDIR"
 
 echo "launch_cmake_make: all passed"
 rm -rf "$W"

@@ -13,7 +13,7 @@ fail() { echo "launch_jobserver: FAIL: $*" >&2; exit 1; }
 grep -q "^  explain " <<<"$("$PHC" --help)" \
   || fail "this phc-ninja has no split planner ('phc-ninja explain'); the launcher cannot split"
 # clang-15 itself leaves k-XXXXXX temporaries in TMPDIR; ours are phc-launch-*.
-ours() { ls "$W/tmp" | grep '^phc-launch-' || true; }
+ours() { find "$W/tmp" -maxdepth 1 -name 'phc-launch-*' -printf '%f\n'; }
 FLAGS=(-x hip --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
        --offload-arch=gfx906 --offload-arch=gfx90a --offload-arch=gfx1030 -O1)
 

@@ -55,7 +55,7 @@ check_identical j4
 echo "-- make (no -j)"
 build j1
 check_identical j1
-[ -z "$(ls tmp | grep '^phc-launch-' || true)" ] || fail "private folders left in TMPDIR"
+[ -z "$(find tmp -maxdepth 1 -name 'phc-launch-*')" ] || fail "private folders left in TMPDIR"
 
 echo "-- make -j3 of one object: a token from make's pipe runs the 2nd architecture at once"
 rm -rf one && cp -r "$PHC_SRC/samples/make-hip" one

@@ -43,7 +43,7 @@ clang++-15 "${F[@]}" --offload-arch=gfx906 -cuid=abc -c k.hip -o b.o
 cmp a.o b.o || fail "single-arch object differs"
 
 echo "-- PHC_COMPILER is put in front"
-PHC_COMPILER=sh expect_rc 5 "$L" -c 'echo pc; exit 5'
+PHC_COMPILER="sh" expect_rc 5 "$L" -c 'echo pc; exit 5'
 [ "$(cat out.txt)" = pc ] || fail "PHC_COMPILER not used"
 
 echo "-- -E of a HIP compile: sccache's fix-ups"
