@@ -390,16 +390,6 @@ std::string canonical_target_id(const std::string& id) {
     return out;
 }
 
-/// The architectures as a sorted list of canonical target IDs.
-std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
-    std::vector<std::string> out;
-    for (const std::string& a : archs)
-        out.push_back(canonical_target_id(a));
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
-
 std::string join_archs(const std::vector<std::string>& archs) {
     std::string out;
     for (const std::string& a : archs)
@@ -408,6 +398,15 @@ std::string join_archs(const std::vector<std::string>& archs) {
 }
 
 } // namespace
+
+std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
+    std::vector<std::string> out;
+    for (const std::string& a : archs)
+        out.push_back(canonical_target_id(a));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
 
 void apply_probe(Analysis& a, const ProbeResult& p) {
     if (!a.decision.split()) return;

@@ -124,6 +124,11 @@ Analysis analyze(CompileCommand command, const AnalyzeInput& in);
 /// Analyses a command string; an unrecognised one gets Reason::NotSimple or UnknownCompiler.
 Analysis analyze_string(std::string_view command, const AnalyzeInput& in);
 
+/// The architectures as a sorted list of distinct canonical target IDs
+/// (features sorted, as clang canonicalises them: "gfx90a:xnack+:sramecc-" ->
+/// "gfx90a:sramecc-:xnack+"): two lists name the same targets when these agree.
+std::vector<std::string> arch_set(const std::vector<std::string>& archs);
+
 /// Confirms or overturns a Split decision with the driver's own job list.
 void apply_probe(Analysis& a, const ProbeResult& probe);
 

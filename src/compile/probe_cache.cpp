@@ -1,4 +1,5 @@
 // ProbeCache (declared in probe.h): memory first, then the JSON file, then the compiler.
+#include "compile/analysis.h"
 #include "compile/options.h"
 #include "compile/probe.h"
 #include "util/file.h"
@@ -167,34 +168,6 @@ private:
     }
     int fd_ = -1;
 };
-
-/// A target ID with its features sorted ("gfx90a:xnack+:sramecc-" ->
-/// "gfx90a:sramecc-:xnack+"), as clang canonicalises it.
-std::string canonical_target_id(const std::string& id) {
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-        size_t colon = id.find(':', start);
-        parts.push_back(id.substr(start, colon - start));
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-    }
-    std::sort(parts.begin() + 1, parts.end());
-    std::string out = parts[0];
-    for (size_t i = 1; i < parts.size(); ++i)
-        out += ":" + parts[i];
-    return out;
-}
-
-/// The architectures as a sorted list of distinct canonical target IDs (as
-/// apply_probe compares a probe's with the command's).
-std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
-    std::vector<std::string> out;
-    for (const std::string& a : archs)
-        out.push_back(canonical_target_id(a));
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
 
 /// The architectures `argv` names (--offload-arch= and --cuda-gpu-arch= values,
 /// less --no-offload-arch= ones), as arch_set() gives them; empty when it names
