@@ -54,6 +54,18 @@ Status use_response_files(std::vector<split::Step>& steps, const std::string& co
     return Ok{};
 }
 
+/// The steps with TMPDIR set to the private folder: the temporary files the
+/// drivers make go where the launcher removes them, also after a launcher was
+/// killed (the next one removes the folders of dead launchers).
+std::vector<split::Step> in_private_tmp(std::vector<split::Step> steps,
+                                        const std::string& private_dir) {
+    for (split::Step& s : steps) {
+        std::erase_if(s.env, [](const std::string& e) { return e.starts_with("TMPDIR="); });
+        s.env.push_back("TMPDIR=" + private_dir);
+    }
+    return steps;
+}
+
 /// The label of a step's job: the architecture for device steps, else its kind.
 std::string label_of(const split::Step& s) {
     switch (s.kind) {
@@ -138,7 +150,9 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
             !st)
             return st.error();
     }
-    return Planned{to_jobs(plan->steps, plan->analysis.output, plan->analysis.command.cwd), {}};
+    return Planned{to_jobs(in_private_tmp(std::move(plan->steps), private_dir),
+                           plan->analysis.output, plan->analysis.command.cwd),
+                   {}};
 }
 
 Result<Planned> plan_link_command(const std::vector<std::string>& argv,
@@ -152,7 +166,9 @@ Result<Planned> plan_link_command(const std::vector<std::string>& argv,
         private_dir);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
-    return Planned{to_jobs(plan->steps, plan->analysis.output, plan->analysis.command.cwd), {}};
+    return Planned{to_jobs(in_private_tmp(std::move(plan->steps), private_dir),
+                           plan->analysis.output, plan->analysis.command.cwd),
+                   {}};
 }
 
 #endif
