@@ -1,9 +1,12 @@
 #include "gen/split_edges.h"
 
+#include "compile/shell.h"
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
 #include "split/graph.h"
+
+#include <algorithm>
 
 namespace phc::gen {
 
@@ -18,6 +21,28 @@ const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
     default: // bundles and link steps: no header deps
         return rules.bundle;
     }
+}
+
+/// A response file a step reads: its path and its text.
+struct ResponseFile {
+    std::string path, content;
+};
+
+/// For a compile that read response files: the compile step `s` reads its own,
+/// "<first output>.rsp" (absolute: the command runs in the entry's directory),
+/// holding the compiler's arguments; `s.argv` keeps the compiler and names the
+/// file. Empty when `s` keeps its command line.
+ResponseFile use_response_file(split::Step& s, const split::Plan& plan) {
+    if (!plan.analysis.rsp || s.outputs.empty() ||
+        (s.kind != split::StepKind::Device && s.kind != split::StepKind::Host))
+        return {};
+    auto at = std::find(s.argv.begin(), s.argv.end(), plan.analysis.command.argv.at(0));
+    if (at == s.argv.end()) return {};
+    ResponseFile r{absolute_in(plan.analysis.work_dir(), s.outputs[0]) + ".rsp",
+                   compile::join_command({at + 1, s.argv.end()})};
+    s.argv.erase(at + 1, s.argv.end());
+    s.argv.push_back("@" + r.path);
+    return r;
 }
 
 } // namespace
@@ -44,18 +69,23 @@ split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRu
             step.argv = with_depfile(std::move(step.argv), step.depfile);
             depfile = spell_from(ninja_dir, step.depfile);
         }
-        std::string command = step.shell();
+        std::string copy;
         if (host && plan.analysis.writes_depfile) {
             // The original build's depfile: read in place when it names ninja's
             // spelling, else copied, so that deps = gcc does not delete make's.
             if (depfile_names(step.argv, find_output_arg(step.argv), b.outputs.at(0))) {
                 b.rule = rules.keep;
             } else {
-                command += copy_for_ninja(step.depfile);
+                copy = copy_for_ninja(step.depfile);
                 depfile = spell(step, ninja_copy(step.depfile));
             }
         }
-        b.bindings = {{"command", command, true}};
+        const ResponseFile rsp = use_response_file(step, plan);
+        b.bindings = {{"command", step.shell() + copy, true}};
+        if (!rsp.path.empty()) {
+            b.bindings.push_back({"rspfile", rsp.path, true});
+            b.bindings.push_back({"rspfile_content", rsp.content, true});
+        }
         if (!depfile.empty()) b.bindings.push_back({"depfile", depfile, true});
         b.bindings.push_back({"description", step.description, true});
         out.push_back(std::move(b));

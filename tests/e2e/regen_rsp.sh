@@ -58,3 +58,18 @@ PHC_PROBE_CACHE=$dir/probes.json "$(dirname "$PHC")/phc-launch" clang++-15 @flag
 clang++-15 @flags.rsp -cuid="$cuid" -c k.hip -o kref.o
 cmp -s k.o kref.o || fail "the launcher's @file object differs from the driver's"
 pass "@file compiles through explain and the launcher split, identical"
+
+# `@file` in a compilation database: gen splits it, each compile step with a
+# response file of its own.
+cat >compile_commands.json <<J
+[{"directory": "$dir", "file": "k.hip", "output": "kg.o",
+  "arguments": ["clang++-15", "@flags.rsp", "-c", "k.hip", "-o", "kg.o"]}]
+J
+"$PHC" gen -p compile_commands.json -o phc.ninja >gen.out || fail "gen failed: $(cat gen.out)"
+grep -q "1 entries (1 split, 0 plain)" gen.out || fail "gen: $(cat gen.out)"
+expect_eq "gen compile steps with a response file" 3 "$(grep -c '^  rspfile = ' phc.ninja || true)"
+ninja -f phc.ninja >/dev/null || fail "ninja -f phc.ninja failed"
+cuid=$(grep -o -- "-cuid=[0-9a-f]*" phc.ninja | head -1)
+clang++-15 @flags.rsp "$cuid" -c k.hip -o kgref.o
+cmp -s kg.o kgref.o || fail "gen's @file object differs from the driver's"
+pass "gen: an @file compile of a compilation database split with response files, identical"
