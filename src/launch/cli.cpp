@@ -95,7 +95,9 @@ bool process_runs(pid_t pid) {
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
     auto stat = util::read_file(path);
-    if (!stat) return true; // cannot tell: it may run
+    // Gone since kill() (a zombie reaped meanwhile): it does not run; else
+    // we cannot tell, and it may.
+    if (!stat) return ::kill(pid, 0) == 0 || errno == EPERM;
     size_t paren = stat->rfind(')');
     return paren == std::string::npos || paren + 2 >= stat->size() ||
            ((*stat)[paren + 2] != 'Z' && (*stat)[paren + 2] != 'X');

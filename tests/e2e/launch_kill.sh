@@ -90,14 +90,33 @@ pass "no process of the killed make is left"
 
 leftover=$(folders)
 [ -n "$leftover" ] || fail "the killed launchers left no private folder (is TMPDIR used?)"
+# A killed process leaves /proc/PID/environ (so `tagged` no longer sees it)
+# before it has closed its files, and with them its folder's lock: wait until
+# each owner is gone or a zombie, as the next launcher would find it.
+for folder in $leftover; do
+  owner=${folder##*/phc-launch-}
+  owner=${owner%%-*}
+  end=$((SECONDS + 10))
+  while [ -e "/proc/$owner" ] && [ "$(sed 's/.*) //' "/proc/$owner/stat" 2>/dev/null | cut -d' ' -f1)" != Z ] &&
+    [ $SECONDS -lt $end ]; do
+    sleep 0.05
+  done
+done
 
 echo "-- the next split compile removes the killed launchers' folders, not a live one's"
-PHC_E2E_RUN=$TAG-live "$L" clang++-15 "${FLAGS[@]}" -DSPIN=1000000 -c live.hip -o live.o >live.log 2>&1 &
+PHC_E2E_RUN=$TAG-live "$L" clang++-15 "${FLAGS[@]}" -DSPIN=2000000 -c live.hip -o live.o >live.log 2>&1 &
 LIVE=$!
 end=$((SECONDS + 60))
 until [ -n "$(find "$TMPDIR" -maxdepth 1 -name "phc-launch-$LIVE-*")" ] || [ $SECONDS -ge $end ]; do
   kill -0 "$LIVE" 2>/dev/null || { cat live.log; fail "the live compile ended before its folder was seen"; }
   sleep 0.05
+done
+# Something is in its folder (its device compiles' files): it is past making
+# the folder and its own clean-up of stale ones, during which it holds their locks.
+until [ -n "$(find "$TMPDIR" -mindepth 2 -maxdepth 2 -path "*/phc-launch-$LIVE-*/*" | head -n 1)" ] ||
+  [ $SECONDS -ge $end ]; do
+  kill -0 "$LIVE" 2>/dev/null || { cat live.log; fail "the live compile ended before its device compiles ran"; }
+  sleep 0.02
 done
 # Stopped, it cannot finish (and remove its folder) before the check.
 kill -STOP "$LIVE"
