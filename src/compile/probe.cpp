@@ -97,26 +97,33 @@ std::string bundle_entry_arch(std::string_view entry) {
     return at == std::string_view::npos ? std::string() : std::string(entry.substr(at));
 }
 
-namespace {
-
-std::vector<std::string> split_list(std::string_view v) {
+std::vector<std::string> bundle_targets(const std::vector<std::string>& job) {
     std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= v.size()) {
-        size_t comma = v.find(',', start);
-        if (comma == std::string_view::npos) comma = v.size();
-        out.emplace_back(v.substr(start, comma - start));
-        start = comma + 1;
+    for (size_t i = 1; i < job.size(); ++i) {
+        if (!has_prefix(job[i], "-targets=")) continue;
+        out.clear();
+        std::string_view v = std::string_view(job[i]).substr(9);
+        for (size_t start = 0; start <= v.size();) {
+            size_t comma = std::min(v.find(',', start), v.size());
+            out.emplace_back(v.substr(start, comma - start));
+            start = comma + 1;
+        }
     }
     return out;
 }
 
+std::string job_word_after(const std::vector<std::string>& job, std::string_view flag) {
+    for (size_t i = 1; i + 1 < job.size(); ++i)
+        if (job[i] == flag) return job[i + 1];
+    return {};
+}
+
+namespace {
+
 /// Reads the bundler job into `r`: targets, inputs turned into placeholders.
 Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
     r.bundler = job[0];
-    std::vector<std::string> targets;
-    for (size_t i = 1; i < job.size(); ++i)
-        if (has_prefix(job[i], "-targets=")) targets = split_list(job[i].substr(9));
+    const std::vector<std::string> targets = bundle_targets(job);
     size_t input_no = 0;
     for (size_t i = 1; i < job.size(); ++i) {
         std::string a = job[i];
@@ -310,30 +317,13 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
     return done->err + done->out;
 }
 
-/// True when a host (x86) cc1 job in `jobs` carries `flag`.
-/// True when a device (amdgcn) cc1 job of the `-###` text `jobs` has `flag`.
-bool device_job_has(std::string_view jobs, std::string_view flag) {
+/// True when the first device (amdgcn) cc1 job of the `-###` text `jobs`, or
+/// with `device` false the first host cc1 job, carries `flag`.
+bool cc1_job_has(std::string_view jobs, bool device, std::string_view flag) {
     for (const std::vector<std::string>& job : jobs_of(jobs)) {
-        bool device = false, has = false;
-        for (size_t i = 1; i < job.size(); ++i) {
-            device = device || (job[i] == "-triple" && i + 1 < job.size() &&
-                                has_prefix(job[i + 1], "amdgcn"));
-            has = has || job[i] == flag;
-        }
-        if (job.size() > 1 && job[1] == "-cc1" && device) return has;
-    }
-    return false;
-}
-
-bool host_job_has(std::string_view jobs, std::string_view flag) {
-    for (const std::vector<std::string>& job : jobs_of(jobs)) {
-        bool host = false, has = false;
-        for (size_t i = 1; i < job.size(); ++i) {
-            host = host ||
-                   (job[i] == "-triple" && i + 1 < job.size() && !has_prefix(job[i + 1], "amdgcn"));
-            has = has || job[i] == flag;
-        }
-        if (job.size() > 1 && job[1] == "-cc1" && host) return has;
+        if (job.size() < 2 || job[1] != "-cc1") continue;
+        if (has_prefix(job_word_after(job, "-triple"), "amdgcn") != device) continue;
+        return std::find(job.begin() + 1, job.end(), flag) != job.end();
     }
     return false;
 }
@@ -420,13 +410,6 @@ std::vector<std::string> verbose_words(std::string_view line) {
     return out;
 }
 
-/// The word after `flag` in `job`, or "".
-std::string word_after(const std::vector<std::string>& job, std::string_view flag) {
-    for (size_t i = 1; i + 1 < job.size(); ++i)
-        if (job[i] == flag) return job[i + 1];
-    return {};
-}
-
 /// For the new driver without -fgpu-rdc: fills r.codegen, r.bundler, its
 /// arguments and r.archs from what clang-linker-wrapper would run (its
 /// --dry-run on stand-in images packed as the driver packs them). Leaves r
@@ -490,7 +473,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     if (!read_bundler(bundler, b).ok() || b.archs.size() != inputs.size()) return Ok{};
     std::vector<std::vector<std::string>> codegen(inputs.size());
     for (auto job : compiles) {
-        const std::string out = word_after(job, "-o");
+        const std::string out = job_word_after(job, "-o");
         auto k = std::find(inputs.begin(), inputs.end(), out) - inputs.begin();
         if (static_cast<size_t>(k) == inputs.size() || !codegen[k].empty()) return Ok{};
         size_t temps = 0;
@@ -534,7 +517,7 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
     if (r->driver == DriverKind::Old || !r->codegen.empty()) {
         auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"}, original);
         if (!host) return host.error();
-        r->host_takes_cuid = host_job_has(*host, "-cuid=phcprobecuid");
+        r->host_takes_cuid = cc1_job_has(*host, false, "-cuid=phcprobecuid");
         // clang 22 writes no depfile for a device-only compile (-MD is ignored).
         // One architecture: an RDC device-only compile of several cannot take -o.
         std::vector<std::string> one = {"--offload-device-only", "-MD", "-MF", "phcprobe.d"};
@@ -543,7 +526,7 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         if (!r->codegen.empty()) one.push_back("-emit-llvm");
         auto device = run_jobs(req, one, original);
         if (!device) return device.error();
-        r->device_takes_depfile = device_job_has(*device, "-dependency-file");
+        r->device_takes_depfile = cc1_job_has(*device, true, "-dependency-file");
     }
     return r;
 }

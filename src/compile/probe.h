@@ -68,6 +68,12 @@ struct ProbeResult {
 /// "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+" or "hip-amdgcn-amd-amdhsa-gfx906".
 std::string bundle_entry_arch(std::string_view entry);
 
+/// The entries of a bundler job's -targets= list, in order.
+std::vector<std::string> bundle_targets(const std::vector<std::string>& job);
+
+/// The word after `flag` (e.g. "-o") in a job's words, or "".
+std::string job_word_after(const std::vector<std::string>& job, std::string_view flag);
+
 /// Parses the job lines that `clang -###` prints. An Error when they make no sense.
 Result<ProbeResult> parse_jobs(std::string_view text);
 

@@ -32,24 +32,8 @@ std::string value_of(const std::vector<std::string>& job, std::string_view prefi
     return {};
 }
 
-/// The word after the first `flag` (e.g. "-o") in `job` ("" when none).
-std::string after(const std::vector<std::string>& job, std::string_view flag) {
-    auto at = std::find(job.begin() + 1, job.end(), flag);
-    return at == job.end() || at + 1 == job.end() ? std::string() : *(at + 1);
-}
-
 bool has_word(const std::vector<std::string>& job, std::string_view w) {
     return std::find(job.begin() + 1, job.end(), w) != job.end();
-}
-
-std::vector<std::string> split_commas(const std::string& v) {
-    std::vector<std::string> out;
-    for (size_t start = 0;;) {
-        size_t comma = v.find(',', start);
-        out.push_back(v.substr(start, comma - start));
-        if (comma == std::string::npos) return out;
-        start = comma + 1;
-    }
 }
 
 /// Builds the steps, renaming the driver's temporary files as it goes.
@@ -140,14 +124,14 @@ private:
             std::string out = dir + safe_arch(arch) + ".out";
             if (std::find(plan_.archs.begin(), plan_.archs.end(), arch) != plan_.archs.end())
                 out = dir + safe_arch(arch) + "-" + index + ".out";
-            if (!rename(s, job, {{after(job, "-o"), out}})) return false;
+            if (!rename(s, job, {{compile::job_word_after(job, "-o"), out}})) return false;
             if (s.outputs.empty()) return fail("the device link names no temporary output");
             plan_.archs.push_back(arch);
             plan_.steps.push_back(std::move(s));
             return true;
         }
         if (prog.starts_with("llvm-mc")) return fatbin_object(job);
-        if (after(job, "-o") == plan_.analysis.output) {
+        if (compile::job_word_after(job, "-o") == plan_.analysis.output) {
             Step s = base(StepKind::HostLink, "HIP host link");
             if (!rename(s, job, {})) return false;
             s.outputs.push_back(plan_.analysis.output);
@@ -161,7 +145,7 @@ private:
     /// An object's parts: from its split compile when there is one, else a step.
     bool unbundle(size_t j, const std::vector<std::string>& job) {
         const std::string input = value_of(job, "-input=");
-        const std::vector<std::string> targets = split_commas(value_of(job, "-targets="));
+        const std::vector<std::string> targets = compile::bundle_targets(job);
         std::vector<std::string> outs;
         for (size_t i = 1; i < job.size(); ++i)
             if (job[i].starts_with("-output=")) outs.push_back(job[i].substr(8));
@@ -211,7 +195,7 @@ private:
         if (mcin != 1) return fail("llvm-mc does not read one assembly file");
         Step s = base(StepKind::FatbinObject, "HIP fatbin object");
         const std::string obj = plan_.private_dir + "/fatbin.o";
-        if (!rename(s, job, {{after(job, "-o"), obj}})) return false;
+        if (!rename(s, job, {{compile::job_word_after(job, "-o"), obj}})) return false;
         if (s.outputs != std::vector<std::string>{obj})
             return fail("llvm-mc does not write one temporary object");
         s.inputs.push_back(hipfb_);
