@@ -1,12 +1,9 @@
 #include "gen/split_edges.h"
 
-#include "compile/shell.h"
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
 #include "split/graph.h"
-
-#include <algorithm>
 
 namespace phc::gen {
 
@@ -36,13 +33,9 @@ ResponseFile use_response_file(split::Step& s, const split::Plan& plan) {
     if (!plan.analysis.rsp || s.outputs.empty() ||
         (s.kind != split::StepKind::Device && s.kind != split::StepKind::Host))
         return {};
-    auto at = std::find(s.argv.begin(), s.argv.end(), plan.analysis.command.argv.at(0));
-    if (at == s.argv.end()) return {};
-    ResponseFile r{absolute_in(plan.analysis.work_dir(), s.outputs[0]) + ".rsp",
-                   compile::join_command({at + 1, s.argv.end()})};
-    s.argv.erase(at + 1, s.argv.end());
-    s.argv.push_back("@" + r.path);
-    return r;
+    const std::string path = absolute_in(plan.analysis.work_dir(), s.outputs[0]) + ".rsp";
+    auto content = split::to_response_file(s, plan.analysis.command.argv.at(0), path);
+    return content ? ResponseFile{path, std::move(*content)} : ResponseFile{};
 }
 
 } // namespace

@@ -41,15 +41,10 @@ Job to_job(const split::Step& s, std::string label) {
 Status use_response_files(std::vector<split::Step>& steps, const std::string& compiler,
                           const std::string& private_dir) {
     for (size_t k = 0; k < steps.size(); ++k) {
-        split::Step& s = steps[k];
-        auto at = std::find(s.argv.begin(), s.argv.end(), compiler);
-        if (at == s.argv.end()) continue; // the bundler
         const std::string rsp = private_dir + "/step" + std::to_string(k) + ".rsp";
-        if (auto st = util::write_file_atomic(rsp, compile::join_command({at + 1, s.argv.end()}));
-            !st)
-            return st;
-        s.argv.erase(at + 1, s.argv.end());
-        s.argv.push_back("@" + rsp);
+        auto content = split::to_response_file(steps[k], compiler, rsp);
+        if (!content) continue; // the bundler
+        if (auto st = util::write_file_atomic(rsp, *content); !st) return st;
     }
     return Ok{};
 }

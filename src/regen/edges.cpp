@@ -148,22 +148,15 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
 /// command names it, so long command lines stay within the system's limits.
 void add_command(ninja::BuildStatement& b, const split::Step& s, const split::GraphEdge& e,
                  const split::Plan& plan) {
-    if (!plan.analysis.rsp || !s.cwd.empty() || e.outputs.empty()) {
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-        return;
-    }
-    auto at = std::find(s.argv.begin(), s.argv.end(), plan.analysis.command.argv.at(0));
-    if (at == s.argv.end()) {
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-        return;
-    }
-    const std::string rsp = e.outputs[0] + ".rsp";
+    std::optional<std::string> content;
     split::Step short_step = s;
-    short_step.argv.assign(s.argv.begin(), at + 1);
-    short_step.argv.push_back("@" + rsp);
+    const std::string rsp = e.outputs.empty() ? std::string() : e.outputs[0] + ".rsp";
+    if (plan.analysis.rsp && s.cwd.empty() && !rsp.empty())
+        content = split::to_response_file(short_step, plan.analysis.command.argv.at(0), rsp);
     b.bindings.push_back(literal("PHC_COMMAND", short_step.shell()));
+    if (!content) return;
     b.bindings.push_back(literal("PHC_RSP", rsp));
-    b.bindings.push_back(literal("PHC_RSP_CONTENT", compile::join_command({at + 1, s.argv.end()})));
+    b.bindings.push_back(literal("PHC_RSP_CONTENT", *content));
 }
 
 /// Below this many words, a shared start is not worth its own variable. (Words,

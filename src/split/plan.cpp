@@ -3,6 +3,8 @@
 #include "compile/shell.h"
 #include "util/hash.h"
 
+#include <algorithm>
+
 namespace phc::split {
 
 using compile::ParsedArg;
@@ -35,6 +37,16 @@ std::string Step::shell() const {
     for (const std::string& e : env)
         out += compile::quote_assignment(e) + " ";
     return out + compile::join_command(argv);
+}
+
+std::optional<std::string> to_response_file(Step& s, const std::string& compiler,
+                                            const std::string& path) {
+    auto at = std::find(s.argv.begin(), s.argv.end(), compiler);
+    if (at == s.argv.end()) return std::nullopt;
+    std::string content = compile::join_command({at + 1, s.argv.end()});
+    s.argv.erase(at + 1, s.argv.end());
+    s.argv.push_back("@" + path);
+    return content;
 }
 
 std::string safe_arch(std::string_view arch) {

@@ -11,6 +11,7 @@
 #include "compile/probe.h"
 #include "util/error.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,13 @@ struct Plan {
 
     bool split() const { return analysis.decision.split(); }
 };
+
+/// For a compile that read response files (Analysis::rsp): moves the compiler's
+/// arguments out of `s.argv` (those after the word `compiler`), which then
+/// names "@path" instead; returns the file's text (the arguments, quoted as
+/// clang reads them). nullopt, `s` unchanged, when `s` does not run `compiler`.
+std::optional<std::string> to_response_file(Step& s, const std::string& compiler,
+                                            const std::string& path);
 
 /// `arch` made safe for file names and depfiles: ':' becomes '-' ("gfx90a:xnack+" ->
 /// "gfx90a-xnack+").
