@@ -1,6 +1,7 @@
 #include "gen/cli.h"
 
 #include "gen/gen.h"
+#include "split/explain.h"
 #include "util/file.h"
 
 #include <charconv>
@@ -46,18 +47,6 @@ constexpr const char* kUsage =
 int usage_error(const std::string& msg) {
     std::fprintf(stderr, "phc-ninja gen: error: %s\n", msg.c_str());
     return 2;
-}
-
-/// Prints each entry's decision (as `regen --explain` does for edges).
-void print_decisions(std::FILE* to, const GenReport& r) {
-    for (const auto& d : r.decisions) {
-        if (d.split)
-            std::fprintf(to, "split       %s  [%s]\n", d.object.c_str(),
-                         fmt::format("{}", fmt::join(d.archs, " ")).c_str());
-        else
-            std::fprintf(to, "left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
-                         d.text.c_str());
-    }
 }
 
 /// Parses the arguments into `req`; an empty string on success, else the error.
@@ -122,7 +111,7 @@ int cli_main(int argc, char** argv) {
     }
     for (const auto& note : report->notes)
         std::fprintf(stderr, "phc-ninja gen: note: %s\n", note.c_str());
-    if (explain) print_decisions(summary, *report);
+    if (explain) split::print_decisions(summary, report->decisions);
     std::fprintf(summary, "%s\n", summary_line(*report).c_str());
     return 0;
 }

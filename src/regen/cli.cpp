@@ -1,6 +1,7 @@
 #include "regen/cli.h"
 
 #include "regen/regen.h"
+#include "split/explain.h"
 #include "util/file.h"
 
 #include <cerrno>
@@ -98,17 +99,6 @@ void warn_probe_failures(const Summary& s) {
     }
 }
 
-void print_decisions(std::FILE* to, const Summary& s) {
-    for (const auto& d : s.decisions) {
-        if (d.split)
-            std::fprintf(to, "split       %s  [%s]\n", d.object.c_str(),
-                         fmt::format("{}", fmt::join(d.archs, " ")).c_str());
-        else
-            std::fprintf(to, "left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
-                         d.text.c_str());
-    }
-}
-
 } // namespace
 
 int cli_main(int argc, char** argv) {
@@ -186,7 +176,7 @@ int cli_main(int argc, char** argv) {
     warn_probe_failures(*r);
     for (std::string& path : r->written)
         path = in_dir(dir, path);
-    if (explain) print_decisions(report, *r);
+    if (explain) split::print_decisions(report, r->decisions);
     if (o.dry_run)
         for (const auto& d : r->decisions)
             if (d.split && !explain)

@@ -1,0 +1,25 @@
+// The one line `--explain` prints per compile: regen's edges and gen's
+// entries both have an object, a decision, its architectures and its reason.
+#pragma once
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <vector>
+
+namespace phc::split {
+
+/// Prints "split  OBJECT  [ARCHS]" or "left alone  OBJECT  CODE: TEXT" for each
+/// decision (a type with object, split, archs, code and text).
+template <typename Decision>
+void print_decisions(std::FILE* to, const std::vector<Decision>& decisions) {
+    for (const auto& d : decisions) {
+        if (d.split)
+            std::fprintf(to, "split       %s  [%s]\n", d.object.c_str(),
+                         fmt::format("{}", fmt::join(d.archs, " ")).c_str());
+        else
+            std::fprintf(to, "left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
+                         d.text.c_str());
+    }
+}
+
+} // namespace phc::split
