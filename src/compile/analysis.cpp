@@ -410,13 +410,11 @@ std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
 
 void apply_probe(Analysis& a, const ProbeResult& p) {
     if (!a.decision.split()) return;
-    if (p.driver == DriverKind::New && p.codegen.empty()) {
-        a.decision = leave(Reason::NewDriver,
-                           p.rdc ? "the new offload driver embeds packed device code (RDC)"
-                                 : "the new offload driver's jobs are not understood");
+    if (p.driver == DriverKind::New && p.codegen.empty() && p.embed_option.empty()) {
+        a.decision = leave(Reason::NewDriver, "the new offload driver's jobs are not understood");
     } else if (p.driver == DriverKind::None) {
         a.decision = leave(Reason::NotHip, "the driver plans no HIP device compiles");
-    } else if (p.rdc && !p.has_host_input()) {
+    } else if (p.rdc && p.embed_option.empty() && !p.has_host_input()) {
         a.decision = leave(Reason::Rdc, "the driver's RDC bundle has no host object input");
     } else if (p.archs.size() != a.archs.size() || arch_set(p.archs) != arch_set(a.archs)) {
         a.decision = leave(Reason::ArchMismatch, "the driver bundles " + join_archs(p.archs) +

@@ -30,8 +30,10 @@ std::vector<std::string> ProbeResult::bundler_argv(const std::vector<std::string
     for (const std::string& a : bundler_args) {
         std::string s = a;
         if (size_t at = s.find(kInputToken); at != std::string::npos) {
-            size_t k = std::strtoul(s.c_str() + at + kInputToken.size(), nullptr, 10);
-            s = s.substr(0, at) + (k < inputs.size() ? inputs[k] : std::string());
+            char* end = nullptr;
+            size_t k = std::strtoul(s.c_str() + at + kInputToken.size(), &end, 10);
+            std::string rest = *end == '@' ? std::string(end + 1) : std::string();
+            s = s.substr(0, at) + (k < inputs.size() ? inputs[k] : std::string()) + rest;
         } else if (size_t o = s.find(kOutputToken); o != std::string::npos) {
             s = s.substr(0, o) + output + s.substr(o + kOutputToken.size());
         } else if (size_t h = s.find(kHostToken); h != std::string::npos) {
@@ -151,11 +153,62 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
     return Ok{};
 }
 
+/// The new driver's RDC compile: reads the packer job into `r` (its --image=
+/// files turned into placeholders, its output into kOutputToken) when a host cc1
+/// job embeds the packed file; leaves `r` as it is otherwise.
+Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResult& r) {
+    for (const auto& job : jobs) {
+        std::string_view prog = base_name(job[0]);
+        if (!has_prefix(prog, "llvm-offload-binary") && !has_prefix(prog, "clang-offload-packager"))
+            continue;
+        const std::string out = job_word_after(job, "-o");
+        if (out.empty()) return make_error("error: the offload packer's job names no -o file");
+        std::string embed;
+        for (const auto& other : jobs)
+            for (size_t i = 1; i < other.size() && embed.empty(); ++i)
+                if (other[i].size() > out.size() && other[i].ends_with(out) &&
+                    has_prefix(other[i], "-f"))
+                    embed = other[i].substr(0, other[i].size() - out.size());
+        if (embed.empty() || embed.back() != '=') return Ok{}; // not embedded: the wrapper's
+        ProbeResult p;
+        p.bundler = job[0];
+        for (size_t i = 1; i < job.size(); ++i) {
+            std::string a = job[i];
+            if (a == out && job[i - 1] == "-o") {
+                a = std::string(ProbeResult::kOutputToken);
+            } else if (has_prefix(a, "--image=")) {
+                size_t file = a.find("file="), comma = a.find(',', file);
+                size_t arch = a.find("arch="), arch_end = a.find(',', arch);
+                if (file == std::string::npos || arch == std::string::npos ||
+                    comma == std::string::npos)
+                    return make_error("error: the offload packer's --image= names no file or "
+                                      "arch: '" +
+                                      a + "'");
+                std::string token =
+                    std::string(ProbeResult::kInputToken) + std::to_string(p.archs.size()) + "@";
+                p.archs.push_back(a.substr(arch + 5, arch_end == std::string::npos
+                                                         ? std::string::npos
+                                                         : arch_end - arch - 5));
+                a = a.substr(0, file + 5) + token + a.substr(comma);
+            }
+            p.bundler_args.push_back(std::move(a));
+        }
+        if (p.archs.empty()) return make_error("error: the offload packer's job packs no image");
+        r.bundler = std::move(p.bundler);
+        r.bundler_args = std::move(p.bundler_args);
+        r.archs = std::move(p.archs);
+        r.embed_option = std::move(embed);
+        r.rdc = true;
+        return Ok{};
+    }
+    return Ok{};
+}
+
 } // namespace
 
 Result<ProbeResult> parse_jobs(std::string_view text) {
     ProbeResult r;
-    bool any_job = false, gpubinary = false, bundler_seen = false;
+    bool any_job = false, gpubinary = false, bundler_seen = false, cuid_seen = false;
     for (const std::vector<std::string>& job : jobs_of(text)) {
         any_job = true;
         std::string_view prog = base_name(job[0]);
@@ -164,6 +217,7 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
         for (size_t i = 1; i < job.size(); ++i) {
             if (has_prefix(job[i], "-fembed-offload-object")) r.driver = DriverKind::New;
             if (job[i] == "-fcuda-include-gpubinary") gpubinary = true;
+            if (has_prefix(job[i], "-cuid=")) cuid_seen = true;
             if (job[i] == "-triple" && i + 1 < job.size() && has_prefix(job[i + 1], "amdgcn"))
                 ++r.device_compiles;
         }
@@ -173,7 +227,11 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
         }
     }
     if (!any_job) return make_error("error: the driver printed no jobs for -###");
-    if (r.driver == DriverKind::New) return r;
+    r.uses_cuid = cuid_seen;
+    if (r.driver == DriverKind::New) {
+        if (auto st = read_packer(jobs_of(text), r); !st) return st.error();
+        return r;
+    }
     if (!bundler_seen) return r; // DriverKind::None: no offloading at all
     r.driver = DriverKind::Old;
     if (!gpubinary) r.rdc = true;
@@ -512,9 +570,9 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
     if (!r) return make_error(r.error().message + " (probe `" + shown_probe(original, {}) + "`)");
     if (r->driver == DriverKind::New) {
         if (auto st = probe_wrapper(*jobs, scratch.dir(), *r); !st) return st.error();
-        if (r->codegen.empty()) return r; // RDC, or a wrapper we cannot reproduce
+        if (r->codegen.empty() && r->embed_option.empty()) return r; // not understood
     }
-    if (r->driver == DriverKind::Old || !r->codegen.empty()) {
+    if (r->driver == DriverKind::Old || !r->codegen.empty() || !r->embed_option.empty()) {
         auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"}, original);
         if (!host) return host.error();
         r->host_takes_cuid = cc1_job_has(*host, false, "-cuid=phcprobecuid");
@@ -523,7 +581,7 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         std::vector<std::string> one = {"--offload-device-only", "-MD", "-MF", "phcprobe.d"};
         if (!r->archs.empty())
             one.insert(one.end(), {"--no-offload-arch=all", "--offload-arch=" + r->archs[0]});
-        if (!r->codegen.empty()) one.push_back("-emit-llvm");
+        if (r->driver == DriverKind::New) one.push_back("-emit-llvm");
         auto device = run_jobs(req, one, original);
         if (!device) return device.error();
         r->device_takes_depfile = cc1_job_has(*device, true, "-dependency-file");

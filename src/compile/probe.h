@@ -36,6 +36,9 @@ struct ProbeResult {
     /// A host-only compile passes -cuid= on to its cc1 job; when false (clang 15 and
     /// 19 drop it) the host step needs `-Xclang -cuid=...` to match the driver's host job.
     bool host_takes_cuid = false;
+    /// The driver's own compile gives its cc1 jobs a CUID (-cuid=); clang 19's new
+    /// driver gives none, and then neither do the steps.
+    bool uses_cuid = true;
     /// A device-only compile passes -MD/-MF on to its cc1 job; when false (clang 22)
     /// device steps ask the cc1 job for their depfile with -Xclang.
     bool device_takes_depfile = true;
@@ -45,8 +48,14 @@ struct ProbeResult {
     /// kInputToken (the architecture's bitcode) and kOutputToken (its image).
     /// The bundler then takes the images. Empty for the old driver.
     std::vector<std::vector<std::string>> codegen;
+    /// The new offload driver with -fgpu-rdc: `bundler` and `bundler_args` are the
+    /// offload packer's (llvm-offload-binary, clang-offload-packager) and the host
+    /// compile embeds the packed file with this cc1 option, as its job spells it
+    /// ("-fembed-offload-object="). Empty otherwise.
+    std::string embed_option;
 
-    /// Placeholder in bundler_args: "-input=" + kInputToken + "<k>@" is archs[k]'s object.
+    /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
+    /// for the bundler, "--image=file=...,arch=..." for the packer).
     static constexpr std::string_view kInputToken = "@PHC_INPUT_";
     /// Placeholder in bundler_args for the bundle file.
     static constexpr std::string_view kOutputToken = "@PHC_OUTPUT@";

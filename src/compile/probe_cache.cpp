@@ -22,8 +22,9 @@ namespace {
 using nlohmann::json;
 
 /// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile;
-/// 4: codegen (the new driver's per-architecture code generation).
-constexpr int kFormat = 4;
+/// 4: codegen (the new driver's per-architecture code generation); 5: embed_option
+/// (the new driver's RDC packer) and uses_cuid.
+constexpr int kFormat = 5;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";
@@ -38,7 +39,9 @@ json to_json(const ProbeResult& r) {
                 {"device_compiles", r.device_compiles},
                 {"host_takes_cuid", r.host_takes_cuid},
                 {"device_takes_depfile", r.device_takes_depfile},
-                {"codegen", r.codegen}};
+                {"codegen", r.codegen},
+                {"embed_option", r.embed_option},
+                {"uses_cuid", r.uses_cuid}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -53,6 +56,8 @@ ProbeResult from_json(const json& j) {
     r.host_takes_cuid = j.at("host_takes_cuid").get<bool>();
     r.device_takes_depfile = j.at("device_takes_depfile").get<bool>();
     r.codegen = j.at("codegen").get<std::vector<std::vector<std::string>>>();
+    r.embed_option = j.at("embed_option").get<std::string>();
+    r.uses_cuid = j.at("uses_cuid").get<bool>();
     return r;
 }
 
@@ -203,6 +208,31 @@ size_t words_with(const std::vector<std::string>& words, std::string_view part) 
     }));
 }
 
+/// True when the packer arguments of `r` (the new driver's RDC) pack each
+/// architecture's input as an image of that architecture into the one output.
+bool packer_fits(const ProbeResult& r) {
+    if (r.embed_option.empty() || r.embed_option.back() != '=' || !r.embed_option.starts_with("-f"))
+        return false;
+    size_t k = 0, outputs = 0;
+    for (size_t i = 0; i < r.bundler_args.size(); ++i) {
+        const std::string& a = r.bundler_args[i];
+        if (a == ProbeResult::kOutputToken) {
+            outputs += i > 0 && r.bundler_args[i - 1] == "-o";
+        } else if (a.starts_with("--image=")) {
+            const std::string token =
+                std::string(ProbeResult::kInputToken) + std::to_string(k) + "@";
+            if (k >= r.archs.size() || !a.starts_with("--image=file=" + token + ",") ||
+                a.find(",arch=" + r.archs[k]) == std::string::npos)
+                return false;
+            ++k;
+        }
+    }
+    return outputs == 1 && k == r.archs.size() &&
+           words_with(r.bundler_args, ProbeResult::kInputToken) == k &&
+           words_with(r.bundler_args, ProbeResult::kOutputToken) == 1 &&
+           words_with(r.bundler_args, ProbeResult::kHostToken) == 0;
+}
+
 /// True when the bundler arguments of `r` bundle each architecture's input into
 /// its own entry and the host's into the host entry, as parse_jobs writes them.
 bool bundle_fits(const ProbeResult& r) {
@@ -251,8 +281,11 @@ bool bundle_fits(const ProbeResult& r) {
 /// `argv` gives (see ProbeCache::get): checks what a careless edit, a truncated
 /// or a foreign cache can get wrong, cheaply and without running anything.
 bool fits(const ProbeResult& r, const std::vector<std::string>& argv) {
-    if (r.driver == DriverKind::None || (r.driver == DriverKind::New && r.codegen.empty()))
+    if (r.driver == DriverKind::None ||
+        (r.driver == DriverKind::New && r.codegen.empty() && r.embed_option.empty()))
         return r.archs.empty() && r.bundler_args.empty() && r.codegen.empty(); // nothing to split
+    if (!r.embed_option.empty() && (r.driver != DriverKind::New || !r.codegen.empty() || !r.rdc))
+        return false;
     if (r.archs.empty() || r.bundler.empty() || r.bundler[0] != '/') return false;
     struct stat st {};
     if (::stat(r.bundler.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
@@ -268,7 +301,7 @@ bool fits(const ProbeResult& r, const std::vector<std::string>& argv) {
     if (std::vector<std::string> named = command_archs(argv);
         !named.empty() && named != arch_set(r.archs))
         return false;
-    if (!bundle_fits(r)) return false;
+    if (r.embed_option.empty() ? !bundle_fits(r) : !packer_fits(r)) return false;
     if (!r.codegen.empty()) {
         if (r.codegen.size() != r.archs.size()) return false;
         for (size_t k = 0; k < r.codegen.size(); ++k) {

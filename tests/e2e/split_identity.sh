@@ -37,8 +37,12 @@ CLANG19=/usr/lib/llvm-19/bin/clang++
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cases=0
 
-# check NAME COMPILER FLAGS...: plans, runs the plan, compiles for reference, compares.
+# check [--no-cuid] NAME COMPILER FLAGS...: plans, runs the plan, compiles for
+# reference, compares. --no-cuid: the driver passes its jobs no CUID (clang 19's
+# new driver), so neither does the plan.
 check() {
+    local no_cuid=0
+    if [ "$1" = --no-cuid ]; then no_cuid=1; shift; fi
     local name=$1 cc=$2; shift 2
     local flags="$*"
     local obj="obj dir/$name.o"
@@ -48,7 +52,8 @@ check() {
     grep -q '^# decision: split$' "$plan" || { cat "$plan" >&2; fail "$name: not split"; }
     local cuid ref_cuid=""
     cuid=$(sed -n 's/^# cuid: //p' "$plan")
-    case "$flags" in
+    case "$no_cuid$flags" in
+      1*) [ -z "$cuid" ] || fail "$name: the driver uses no CUID but the plan has one" ;;
       *-fuse-cuid=none*) [ -z "$cuid" ] || fail "$name: -fuse-cuid=none but the plan has a cuid" ;;
       *-cuid=*) ;; # the command's own -cuid is the reference's too
       *) [ -n "$cuid" ] || fail "$name: no cuid in the plan"; ref_cuid=" -cuid=$cuid" ;;
@@ -77,7 +82,7 @@ check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
 check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
 check c19_owncuid     "$CLANG19" -O1 -cuid=0123abcd --offload-arch=gfx906 --offload-arch=gfx90a
 check c19_nocuid      "$CLANG19" -O1 -fuse-cuid=none --offload-arch=gfx906 --offload-arch=gfx90a
-check c19_newdriver  "$CLANG19" -O2 --offload-new-driver --offload-arch=gfx906 --offload-arch=gfx90a
+check --no-cuid c19_newdriver "$CLANG19" -O2 --offload-new-driver --offload-arch=gfx906 --offload-arch=gfx90a
 # clang 22 still defaults to the old driver; Debian's ROCm 5.2 needs code object v5 and the
 # wavefront size macro its headers read (wave64 targets only).
 check c22_two        /usr/lib/llvm-22/bin/clang++ -O2 -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
@@ -90,6 +95,10 @@ check c19_rdc_compress "$CLANG19" -O2 -fgpu-rdc --offload-compress --offload-arc
 # (what clang-linker-wrapper runs for all of them in one job) as a step of its own.
 check c22_newdriver  /usr/lib/llvm-22/bin/clang++ -O2 --offload-new-driver -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx908
 check c22_rdc        /usr/lib/llvm-22/bin/clang++ -O2 -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
+# The new driver with -fgpu-rdc: device bitcode per architecture, packed
+# (llvm-offload-binary, clang-offload-packager), embedded by the host compile.
+check c22_newdriver_rdc /usr/lib/llvm-22/bin/clang++ -O2 --offload-new-driver -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
+check --no-cuid c19_newdriver_rdc "$CLANG19" -O2 --offload-new-driver -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx906
 
 # -Wp,-MD,FILE (kbuild's spelling): each device step writes its own depfile,
 # the host step FILE, and the object is still the driver's.

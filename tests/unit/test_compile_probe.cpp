@@ -79,6 +79,25 @@ TEST_CASE("parse_jobs: RDC and the new driver") {
     CHECK(parse_data("c19rdc.txt").rdc);
     CHECK(parse_data("c19rdc.txt").has_host_input());
     CHECK(parse_data("c19newrdc.txt").driver == DriverKind::New);
+    // The new driver's RDC: the packer stands where the bundler does, and the host
+    // compile embeds its file; clang 19 gives its jobs no CUID, clang 22 does.
+    for (const char* name : {"c19newrdc.txt", "c22newrdc.txt"}) {
+        CAPTURE(name);
+        ProbeResult n = parse_data(name);
+        CHECK(n.driver == DriverKind::New);
+        CHECK(n.rdc);
+        CHECK(n.embed_option == "-fembed-offload-object=");
+        CHECK(n.archs == std::vector<std::string>{"gfx906", "gfx90a"});
+        CHECK(n.uses_cuid == (std::string(name) == "c22newrdc.txt"));
+        auto pack = n.bundler_argv({"d/gfx906.o", "d/gfx90a.o"}, "d/device.pkg");
+        REQUIRE(pack.size() == 5);
+        CHECK(pack[1] == "-o");
+        CHECK(pack[2] == "d/device.pkg");
+        CHECK(pack[3] == "--image=file=d/gfx906.o,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=hip");
+        CHECK(pack[4] == "--image=file=d/gfx90a.o,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip");
+    }
+    CHECK(parse_data("c15.txt").uses_cuid);
+    CHECK(parse_data("c15.txt").embed_option.empty());
     // clang-19 keeps the old driver's jobs for a non-RDC -c even with --offload-new-driver.
     CHECK(parse_data("c19new.txt").driver == DriverKind::Old);
 }
@@ -458,6 +477,9 @@ TEST_CASE("probe cache: an entry that does not fit the command is probed again a
          [](json& e, const FakeClang& f) { e["bundler"] = f.dir + "/missing-bundler"; }},
         {"a bundler without a path",
          [](json& e, const FakeClang&) { e["bundler"] = "clang-offload-bundler"; }},
+        // The new driver's RDC packer option on an old-driver bundle.
+        {"an embed option for a bundler",
+         [](json& e, const FakeClang&) { e["embed_option"] = "-fembed-offload-object="; }},
         {"new-driver code generation for fewer architectures",
          [](json& e, const FakeClang&) {
              e["codegen"] = {{"clang", "-mcpu=gfx906", "-o", "@PHC_OUTPUT@", "@PHC_INPUT_0@"}};
