@@ -1,7 +1,5 @@
 #include "compile/analysis.h"
 
-#include "compile/probe.h"
-
 #include <algorithm>
 
 namespace phc::compile {
@@ -390,13 +388,6 @@ std::string canonical_target_id(const std::string& id) {
     return out;
 }
 
-std::string join_archs(const std::vector<std::string>& archs) {
-    std::string out;
-    for (const std::string& a : archs)
-        out += (out.empty() ? "" : ",") + a;
-    return out;
-}
-
 } // namespace
 
 std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
@@ -406,20 +397,6 @@ std::vector<std::string> arch_set(const std::vector<std::string>& archs) {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
-}
-
-void apply_probe(Analysis& a, const ProbeResult& p) {
-    if (!a.decision.split()) return;
-    if (p.driver == DriverKind::New && p.codegen.empty() && p.embed_option.empty()) {
-        a.decision = leave(Reason::NewDriver, "the new offload driver's jobs are not understood");
-    } else if (p.driver == DriverKind::None) {
-        a.decision = leave(Reason::NotHip, "the driver plans no HIP device compiles");
-    } else if (p.rdc && p.embed_option.empty() && !p.has_host_input()) {
-        a.decision = leave(Reason::Rdc, "the driver's RDC bundle has no host object input");
-    } else if (p.archs.size() != a.archs.size() || arch_set(p.archs) != arch_set(a.archs)) {
-        a.decision = leave(Reason::ArchMismatch, "the driver bundles " + join_archs(p.archs) +
-                                                     ", the command names " + join_archs(a.archs));
-    }
 }
 
 LinkAnalysis analyze_link_string(std::string_view command, const AnalyzeInput& in) {

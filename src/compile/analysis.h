@@ -1,6 +1,6 @@
 // HIP job analysis: is this compile a multi-architecture HIP object compile
 // that phc-ninja may split, and if not, why not. The command line decides what
-// it can; the driver probe (probe.h) confirms the rest.
+// it can; the driver probe (probe/probe.h) confirms the rest.
 #pragma once
 
 #include "compile/command.h"
@@ -12,8 +12,6 @@
 #include <vector>
 
 namespace phc::compile {
-
-struct ProbeResult;
 
 /// Why a compile is split or left alone. Codes (reason_code) are stable for scripts.
 enum class Reason {
@@ -128,9 +126,6 @@ Analysis analyze_string(std::string_view command, const AnalyzeInput& in);
 /// (features sorted, as clang canonicalises them: "gfx90a:xnack+:sramecc-" ->
 /// "gfx90a:sramecc-:xnack+"): two lists name the same targets when these agree.
 std::vector<std::string> arch_set(const std::vector<std::string>& archs);
-
-/// Confirms or overturns a Split decision with the driver's own job list.
-void apply_probe(Analysis& a, const ProbeResult& probe);
 
 /// Joins a relative `path` onto `dir` ("" and absolute paths stay as they are).
 std::string join_path(const std::string& dir, const std::string& path);

@@ -131,7 +131,7 @@ void leave(EntryDecision& d, const compile::Decision& reason) {
 /// The plan for one entry when it is split; nullopt when it is left alone (then
 /// a plain edge is written). `d` gets the decision and its reason. A compiler
 /// that cannot be probed leaves the entry alone ("probe-failed"), with a note.
-std::optional<split::Plan> plan_entry(const Entry& e, compile::ProbeCache& probes,
+std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
                                       const GenOptions& options, std::vector<std::string>& notes,
                                       EntryDecision& d) {
     auto rec = compile::recognise_argv(e.argv);
@@ -170,7 +170,7 @@ std::optional<split::Plan> plan_entry(const Entry& e, compile::ProbeCache& probe
 
 /// The build statements for one entry; counts it as split or plain.
 std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions& options,
-                                               compile::ProbeCache& probes, Generated& g) {
+                                               probe::ProbeCache& probes, Generated& g) {
     const std::string ninja_dir = dir_of(options.ninja_path);
     EntryDecision& d = g.decisions.emplace_back();
     d.index = e.index;
@@ -214,8 +214,9 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
     auto head = preamble(options);
     if (!head) return head.error();
     g.text = std::move(head).value();
-    compile::ProbeCache probes(options.private_dir.empty() ? std::string()
-                                                           : options.private_dir + "/probes.json");
+    probe::ProbeCache probes(options.private_dir.empty() ? std::string()
+                                                         : options.private_dir + "/probes.json",
+                             options.prober);
     for (const auto& e : db.entries) {
         ++g.entries;
         for (const auto& b : entry_edges(e, options, probes, g)) {

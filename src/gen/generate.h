@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gen/compdb.h"
+#include "probe/probe.h"
 #include "util/error.h"
 
 #include <cstddef>
@@ -18,6 +19,7 @@ struct GenOptions {
     int device_jobs = 0;        ///< depth of the device-compile pool; 0: no pool
     std::string private_dir;    ///< absolute dir for split intermediates and the probe cache
     std::string generated_from; ///< the database's name, for the header comment
+    probe::Prober prober;       ///< asks the compiler (tests give recorded results)
 };
 
 /// What became of one entry, for `gen --explain`.

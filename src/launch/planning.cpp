@@ -5,8 +5,8 @@
 #ifdef PHC_LAUNCH_HAVE_SPLIT
 #include "compile/analysis.h"
 #include "compile/command.h"
-#include "compile/probe.h"
 #include "compile/shell.h"
+#include "probe/probe.h"
 #include "split/link.h"
 #include "split/plan.h"
 
@@ -134,7 +134,7 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     if (!rec.command) return Planned{std::nullopt, rec.reason};
     compile::Analysis a = compile::analyze(std::move(*rec.command), {});
     if (!a.decision.split()) return Planned{std::nullopt, a.decision.text};
-    compile::ProbeCache cache(probe_cache);
+    probe::ProbeCache cache(probe_cache);
     split::PlanOptions opts;
     opts.private_dir = private_dir;
     auto plan = split::plan(std::move(a), cache, opts);

@@ -351,7 +351,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
 }
 
 Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
-                      compile::ProbeCache& probes, const Names& names, bool device_pool,
+                      probe::ProbeCache& probes, const Names& names, bool device_pool,
                       split::Plan* plan_out) {
     Rendered r;
     EdgeDecision& d = r.d;

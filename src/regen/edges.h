@@ -90,7 +90,7 @@ Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Name
 /// compiler, plan, and render the edges that replace the edge `carry` came
 /// from. `plan_out`, when given, receives the plan of a split edge.
 Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
-                      compile::ProbeCache& probes, const Names& names, bool device_pool,
+                      probe::ProbeCache& probes, const Names& names, bool device_pool,
                       split::Plan* plan_out = nullptr);
 
 } // namespace phc::regen

@@ -1,10 +1,10 @@
 #include "regen/regen.h"
 
 #include "compile/analysis.h"
-#include "compile/probe.h"
 #include "compile/shell.h"
 #include "ninja/manifest.h"
 #include "ninja/writer.h"
+#include "probe/probe.h"
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "regen/shapes.h"
@@ -291,7 +291,7 @@ struct Outcome {
 /// What planning reads; shared by the planning threads.
 struct Context {
     const ninja::Manifest& m;
-    compile::ProbeCache& probes;
+    probe::ProbeCache& probes;
     const Names& names;
     bool device_pool;
     bool verify; ///< check every reused plan against the full way
@@ -355,7 +355,7 @@ std::string output_clash(const ninja::Manifest& m, size_t edge, std::string_view
 /// command of its key (another edge's, or a shape's with sentinel paths, on
 /// any thread): a command it quotes is replaced by this edge's own.
 std::optional<Error> probe_failure(std::string_view command, const compile::AnalyzeInput& in,
-                                   compile::ProbeCache& probes) {
+                                   probe::ProbeCache& probes) {
     compile::Analysis a = compile::analyze_string(command, in);
     if (!a.decision.split()) return std::nullopt;
     auto probe = probes.get({a.command.env, a.expanded, a.work_dir()});
@@ -689,7 +689,7 @@ std::string probe_cache_path(const Options& opts, Summary& sum) {
 /// included) and works out which files to write. Edges of files an earlier top
 /// included too (`counted`) are rewritten alike but counted once.
 Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
-                   compile::ProbeCache& probes, std::set<std::string>& counted, Summary& sum,
+                   probe::ProbeCache& probes, std::set<std::string>& counted, Summary& sum,
                    PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
@@ -809,7 +809,7 @@ Result<Summary> run(const Options& opts) {
         hook.tops.push_back(top->manifest);
         sum.manifests.push_back(top->manifest);
     }
-    compile::ProbeCache probes(probe_cache_path(opts, sum));
+    probe::ProbeCache probes(probe_cache_path(opts, sum), opts.prober);
     std::set<std::string> counted;
     for (auto& top : tops)
         if (auto st = rewrite_top(*top, opts, hook, probes, counted, sum, timer); !st)

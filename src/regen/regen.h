@@ -2,6 +2,7 @@
 // HIP compile becomes device, bundle and host edges that ninja schedules itself.
 #pragma once
 
+#include "probe/probe.h"
 #include "regen/edges.h"
 #include "util/error.h"
 
@@ -30,6 +31,7 @@ struct Options {
     bool verify_shapes = false; ///< also plan every edge the full way; a difference is an error
     std::string self;           ///< absolute path of phc-ninja, for the re-run hook
     std::string build_dir;      ///< absolute build directory, for the re-run hook
+    probe::Prober prober;       ///< asks the compiler (tests give recorded results)
 };
 
 /// What a run did.

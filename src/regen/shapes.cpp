@@ -1,8 +1,8 @@
 #include "regen/shapes.h"
 
-#include "compile/probe.h"
 #include "compile/shell.h"
 #include "ninja/writer.h"
+#include "probe/probe.h"
 #include "split/plan.h"
 #include "util/hash.h"
 
@@ -197,7 +197,7 @@ struct ShapeCache::Edge {
     }
 };
 
-ShapeCache::ShapeCache(compile::ProbeCache& probes, const Names& names, bool device_pool)
+ShapeCache::ShapeCache(probe::ProbeCache& probes, const Names& names, bool device_pool)
     : probes_(probes), names_(names), device_pool_(device_pool), edge_(std::make_unique<Edge>()) {}
 
 ShapeCache::~ShapeCache() = default;
@@ -389,7 +389,7 @@ std::unique_ptr<ShapeProgram> ShapeCache::build() const {
     const compile::Analysis& a = plan.analysis;
     for (const std::string& assignment : a.command.env)
         if (contains(assignment, kMark)) return prog;
-    for (const std::string& flag : compile::probe_key_flags(a.expanded))
+    for (const std::string& flag : probe::probe_key_flags(a.expanded))
         if (contains(flag, kMark)) return prog;
 
     // The object's own files are named after the output the plan found: it must

@@ -24,7 +24,7 @@
 // tests/unit/test_regen_shapes*.cpp try to break it.
 #pragma once
 
-#include "compile/probe.h"
+#include "probe/probe.h"
 #include "regen/edges.h"
 #include "regen/regen.h"
 
@@ -43,7 +43,7 @@ struct ShapeProgram;
 /// The shapes one thread has seen. Not thread-safe: one per planning thread.
 class ShapeCache {
 public:
-    ShapeCache(compile::ProbeCache& probes, const Names& names, bool device_pool);
+    ShapeCache(probe::ProbeCache& probes, const Names& names, bool device_pool);
     ~ShapeCache();
     ShapeCache(const ShapeCache&) = delete;
     ShapeCache& operator=(const ShapeCache&) = delete;
@@ -67,7 +67,7 @@ private:
     std::unique_ptr<ShapeProgram> build() const;
     void run(const ShapeProgram& p, std::string& out) const;
 
-    compile::ProbeCache& probes_;
+    probe::ProbeCache& probes_;
     const Names& names_;
     bool device_pool_;
     std::unique_ptr<Edge> edge_; ///< scratch, reused between calls

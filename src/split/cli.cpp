@@ -143,7 +143,7 @@ int cli_main(int argc, char** argv) {
             compile::Reason::LinkNotRdc)
             return explain_link(a, argv[0]);
     }
-    compile::ProbeCache probes(a.probe_cache);
+    probe::ProbeCache probes(a.probe_cache);
     auto p = plan(std::move(an), probes, a.plan);
     if (!p) {
         std::fprintf(stderr, "%s: %s\n", argv[0], p.error().text().c_str());

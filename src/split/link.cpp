@@ -39,7 +39,7 @@ bool has_word(const std::vector<std::string>& job, std::string_view w) {
 /// Builds the steps, renaming the driver's temporary files as it goes.
 class Planner {
 public:
-    Planner(LinkPlan& plan, const compile::DriverJobs& jobs, const FindSplitObject& find)
+    Planner(LinkPlan& plan, const probe::DriverJobs& jobs, const FindSplitObject& find)
         : plan_(plan), temp_(jobs.temp_dir + "/"), find_(find) {}
 
     /// Plans every job; false (with `why`) at the first one it cannot reproduce.
@@ -124,14 +124,14 @@ private:
             std::string out = dir + safe_arch(arch) + ".out";
             if (std::find(plan_.archs.begin(), plan_.archs.end(), arch) != plan_.archs.end())
                 out = dir + safe_arch(arch) + "-" + index + ".out";
-            if (!rename(s, job, {{compile::job_word_after(job, "-o"), out}})) return false;
+            if (!rename(s, job, {{probe::job_word_after(job, "-o"), out}})) return false;
             if (s.outputs.empty()) return fail("the device link names no temporary output");
             plan_.archs.push_back(arch);
             plan_.steps.push_back(std::move(s));
             return true;
         }
         if (prog.starts_with("llvm-mc")) return fatbin_object(job);
-        if (compile::job_word_after(job, "-o") == plan_.analysis.output) {
+        if (probe::job_word_after(job, "-o") == plan_.analysis.output) {
             Step s = base(StepKind::HostLink, "HIP host link");
             if (!rename(s, job, {})) return false;
             s.outputs.push_back(plan_.analysis.output);
@@ -145,7 +145,7 @@ private:
     /// An object's parts: from its split compile when there is one, else a step.
     bool unbundle(size_t j, const std::vector<std::string>& job) {
         const std::string input = value_of(job, "-input=");
-        const std::vector<std::string> targets = compile::bundle_targets(job);
+        const std::vector<std::string> targets = probe::bundle_targets(job);
         std::vector<std::string> outs;
         for (size_t i = 1; i < job.size(); ++i)
             if (job[i].starts_with("-output=")) outs.push_back(job[i].substr(8));
@@ -154,7 +154,7 @@ private:
         std::vector<std::string> parts; // the split compile's file of each target
         if (const SplitObject* so = find_(input)) {
             for (const std::string& t : targets) {
-                std::string arch = compile::bundle_entry_arch(t);
+                std::string arch = probe::bundle_entry_arch(t);
                 if (t.starts_with("host-"))
                     parts.push_back(so->private_dir + "/host.o");
                 else if (std::find(so->archs.begin(), so->archs.end(), arch) != so->archs.end())
@@ -195,7 +195,7 @@ private:
         if (mcin != 1) return fail("llvm-mc does not read one assembly file");
         Step s = base(StepKind::FatbinObject, "HIP fatbin object");
         const std::string obj = plan_.private_dir + "/fatbin.o";
-        if (!rename(s, job, {{compile::job_word_after(job, "-o"), obj}})) return false;
+        if (!rename(s, job, {{probe::job_word_after(job, "-o"), obj}})) return false;
         if (s.outputs != std::vector<std::string>{obj})
             return fail("llvm-mc does not write one temporary object");
         s.inputs.push_back(hipfb_);
@@ -250,7 +250,7 @@ std::string missing_library(const std::vector<std::string>& argv, const std::str
 
 } // namespace
 
-LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs,
+LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
                         const FindSplitObject& find, const std::string& private_dir) {
     LinkPlan plan;
     plan.analysis = std::move(a);
@@ -295,8 +295,8 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
                                    "device libraries when the link is planned"};
         return p;
     }
-    compile::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
-    auto jobs = compile::run_driver_jobs(req);
+    probe::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
+    auto jobs = probe::run_driver_jobs(req);
     if (!jobs) return jobs.error();
     return make_link_plan(std::move(a), *jobs, find, private_dir);
 }

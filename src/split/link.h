@@ -11,7 +11,7 @@
 #pragma once
 
 #include "compile/analysis.h"
-#include "compile/probe.h"
+#include "probe/probe.h"
 #include "split/plan.h"
 
 #include <functional>
@@ -42,7 +42,7 @@ struct LinkPlan {
 /// The plan for an analysed link from the driver's jobs for it. A job or a
 /// temporary file the plan cannot reproduce leaves the link alone
 /// (Reason::LinkUnmodelled, naming it).
-LinkPlan make_link_plan(compile::LinkAnalysis a, const compile::DriverJobs& jobs,
+LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
                         const FindSplitObject& find, const std::string& private_dir = {});
 
 /// Runs the driver's `-###` for a link analysed as Split and plans it, its own

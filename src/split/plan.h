@@ -8,7 +8,7 @@
 #pragma once
 
 #include "compile/analysis.h"
-#include "compile/probe.h"
+#include "probe/probe.h"
 #include "util/error.h"
 
 #include <optional>
@@ -95,10 +95,10 @@ std::string cuid_of(std::string_view output, std::string_view source,
 
 /// Builds the steps for an analysis whose decision is Split, from a probe result
 /// that matches it (apply_probe already run).
-Plan make_plan(compile::Analysis a, const compile::ProbeResult& probe, const PlanOptions& opts);
+Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanOptions& opts);
 
 /// The whole pipeline for an analysed command: probe (through `probes`) when the
 /// command line allows a split, then plan. An Error when the compiler cannot be probed.
-Result<Plan> plan(compile::Analysis a, compile::ProbeCache& probes, const PlanOptions& opts = {});
+Result<Plan> plan(compile::Analysis a, probe::ProbeCache& probes, const PlanOptions& opts = {});
 
 } // namespace phc::split

@@ -3,9 +3,9 @@
 // words joined by join_command() must split back to themselves, and the words
 // of a response file quoted for one must read back the same.
 #include "compile/analysis.h"
-#include "compile/probe.h"
 #include "compile/rspfile.h"
 #include "compile/shell.h"
+#include "probe/probe.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +15,7 @@
 
 using namespace phc;
 using namespace phc::compile;
+using namespace phc::probe;
 
 namespace {
 

@@ -1,19 +1,19 @@
 // Test helper: the jobs clang-15's driver prints for an RDC link, without running it.
 #pragma once
 
-#include "compile/probe.h"
+#include "probe/probe.h"
 
 #include <string>
 
 namespace phc::test {
 
 /// Jobs like clang-15's for `-fgpu-rdc --hip-link` of a.o and b.o, gfx906 and gfx90a.
-inline phc::compile::DriverJobs clang15_link_jobs() {
+inline phc::probe::DriverJobs clang15_link_jobs() {
     const std::string t = "/scratch/";
     const std::string bundler = "/usr/lib/llvm-15/bin/clang-offload-bundler";
     const std::string targets = "-targets=host-x86_64-pc-linux-gnu,hip-amdgcn-amd-amdhsa-gfx906,"
                                 "hip-amdgcn-amd-amdhsa-gfx90a";
-    phc::compile::DriverJobs d;
+    phc::probe::DriverJobs d;
     d.temp_dir = "/scratch";
     for (std::string obj : {"a", "b"})
         d.jobs.push_back({bundler, "-type=o", targets, "-input=" + obj + ".o",

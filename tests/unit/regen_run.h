@@ -1,6 +1,7 @@
 // Test helper: one regen run on the current directory, with its output text.
 #pragma once
 
+#include "fake_probe.h"
 #include "regen/regen.h"
 #include "util/file.h"
 
@@ -20,6 +21,7 @@ struct RegenRun {
 inline RegenRun run_regen(const std::string& manifest, const std::string& out, bool shapes,
                           bool verify, int device_jobs) {
     regen::Options o;
+    o.prober = fake_prober();
     o.manifest = manifest;
     o.output = out;
     o.shapes = shapes;

@@ -1,10 +1,11 @@
 #include "compile/analysis.h"
-#include "compile/probe.h"
+#include "probe/probe.h"
 
 #include <algorithm>
 #include <doctest/doctest.h>
 
 using namespace phc::compile;
+using namespace phc::probe;
 
 namespace {
 

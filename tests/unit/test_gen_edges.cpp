@@ -1,5 +1,6 @@
 // Path spelling, depfile detection and the ninja text gen writes for entries
 // it does not split.
+#include "fake_probe.h"
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/generate.h"
@@ -67,6 +68,7 @@ GenOptions options_in(const std::string& dir, int device_jobs = 0) {
     o.private_dir = dir + "/.phc-ninja";
     o.device_jobs = device_jobs;
     o.generated_from = "compile_commands.json";
+    o.prober = phc::test::fake_prober();
     return o;
 }
 

@@ -8,6 +8,7 @@
 #include "util/file.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <variant>
 
@@ -214,6 +215,8 @@ TEST_CASE("regen on several threads writes exactly what one thread writes") {
     std::string out[2];
     for (int threads : {1, 3}) {
         regen::Options o;
+        o.prober = test::fake_prober();
+        o.prober = test::fake_prober();
         o.output = threads == 1 ? "one.ninja" : "many.ninja";
         o.threads = threads;
         auto r = regen::run(o);
@@ -241,8 +244,8 @@ TEST_CASE("the planner's own steps are templated, with paths in the build direct
         "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
         {});
     REQUIRE(a.decision.split());
-    compile::ProbeResult probe = compile::fake_probe({"gfx906", "gfx90a:xnack+"});
-    compile::apply_probe(a, probe);
+    probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a:xnack+"});
+    probe::apply_probe(a, probe);
     REQUIRE(a.decision.split());
     split::Plan plan =
         split::make_plan(std::move(a), probe, {.private_dir = {}, .device_depfiles = true});
@@ -264,8 +267,8 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
         "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
         {});
     REQUIRE(a.decision.split());
-    compile::ProbeResult probe = compile::fake_probe({"gfx906", "gfx90a:xnack+"});
-    compile::apply_probe(a, probe);
+    probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a:xnack+"});
+    probe::apply_probe(a, probe);
     split::Plan plan =
         split::make_plan(std::move(a), probe, {.private_dir = {}, .device_depfiles = true});
     regen::Carry c = carry_for("k.o");
@@ -340,6 +343,7 @@ void write(const std::string& path, const std::string& text) {
 Result<regen::Summary> regen_in_place(const std::string& manifest = "build.ninja",
                                       bool strict = false) {
     regen::Options o;
+    o.prober = test::fake_prober();
     o.manifest = manifest;
     o.threads = 1;
     o.strict = strict;
@@ -348,6 +352,22 @@ Result<regen::Summary> regen_in_place(const std::string& manifest = "build.ninja
     REQUIRE(::getcwd(cwd, sizeof cwd) != nullptr);
     o.build_dir = cwd;
     return regen::run(o);
+}
+
+/// ./clang++, a stand-in for clang-15 (no compiler runs): it prints clang-15's
+/// recorded `-###` jobs, and rejects -fno-such-flag... options as clang does.
+void write_fake_clang() {
+    write("clang++", "#!/bin/sh\nfor a; do case $a in -fno-such-flag*) "
+                     "echo \"clang: error: unknown argument: '$a'\" >&2; exit 1;; esac; done\n"
+                     "cat '" PHC_TEST_DATA "/split/c15.txt' >&2\n");
+    REQUIRE(::chmod("clang++", 0755) == 0);
+}
+
+/// kHipRule with ./clang++ (write_fake_clang) as the compiler: probed for real.
+std::string fake_clang_rule() {
+    std::string rule = kHipRule;
+    rule.replace(rule.find("clang++-15"), 10, "./clang++");
+    return rule;
 }
 
 size_t count(const std::string& text, std::string_view what) {
@@ -361,7 +381,8 @@ size_t count(const std::string& text, std::string_view what) {
 
 TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fails") {
     InScratch in;
-    write("build.ninja", std::string(kHipRule) +
+    write_fake_clang();
+    write("build.ninja", fake_clang_rule() +
                              "build a.o: HIP a.hip\n"
                              "build b.o: HIP b.hip\n  CC = /nonexistent/clang++\n"
                              "build c.o: HIP c.hip\n  FLAGS = -DC=1\n"
@@ -383,7 +404,7 @@ TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fai
         const std::string& flag = r->decisions[3].text;
         CHECK(r->decisions[3].code == "probe-failed");
         // The command as written, not the probe's scratch copy; the compiler's first error line.
-        CHECK(flag.starts_with("compiler probe `clang++-15 -x hip "));
+        CHECK(flag.starts_with("compiler probe `./clang++ -x hip "));
         CHECK(flag.find(
                   "failed (exit 1): clang: error: unknown argument: '-fno-such-flag-for-phc'") !=
               std::string::npos);
@@ -407,11 +428,12 @@ TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fai
 
 TEST_CASE("probe errors quote the command cut short, never the whole argv") {
     InScratch in;
+    write_fake_clang();
     std::string defines;
     for (int i = 0; i < 20000; ++i)
         defines += " -DPHC_LONG_DEFINE_" + std::to_string(i);
-    write("build.ninja", std::string(kHipRule) + "build a.o: HIP a.hip\n  FLAGS = -fno-such-flag" +
-                             defines + "\n");
+    write("build.ninja",
+          fake_clang_rule() + "build a.o: HIP a.hip\n  FLAGS = -fno-such-flag" + defines + "\n");
     regen::Options o;
     o.output = "out.ninja";
     auto r = regen::run(o);
@@ -435,6 +457,7 @@ TEST_CASE("split files an existing edge already writes or reads: the edge is lef
                                                  "build a.o.phc/gfx906.o: cp x.o\n"
                                                  "build y: cp b.o.phc/bundle.hipfb\n");
     regen::Options o;
+    o.prober = test::fake_prober();
     o.output = "out.ninja";
     o.threads = 1;
     auto r = regen::run(o);
@@ -471,6 +494,7 @@ TEST_CASE(
               "build version: SCRIPT\n"
               "build p.o: PIPE p.hip\n");
     regen::Options o;
+    o.prober = test::fake_prober();
     o.output = "out.ninja";
     auto r = regen::run(o);
     REQUIRE(r.ok());
@@ -487,6 +511,7 @@ TEST_CASE("a probe cache folder that cannot be made does not stop regen") {
     write("build.ninja", std::string(kHipRule) + "build a.o: HIP a.hip\n");
     write(".phc-ninja", "not a folder\n"); // as a read-only build directory would refuse it
     regen::Options o;
+    o.prober = test::fake_prober();
     o.output = in.dir() + "/out/elsewhere.ninja";
     REQUIRE(util::make_dirs(in.dir() + "/out").ok());
     auto r = regen::run(o);

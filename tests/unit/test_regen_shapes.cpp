@@ -1,6 +1,6 @@
 // Plans reused per edge shape (src/regen/shapes.h) must give exactly the edges
-// that planning each edge on its own gives. The compiler is probed for real
-// (clang-15), once per flag set.
+// that planning each edge on its own gives. The probe answers as clang-15 does
+// (fake_probe.h: recorded results, no compiler runs).
 #include "regen/regen.h"
 #include "regen_run.h"
 #include "util/file.h"

@@ -3,8 +3,8 @@
 // Every case runs regen three ways (each edge planned on its own; shapes; shapes
 // verified edge by edge) and requires the same bytes and decisions. Cases that
 // found bugs say so above them.
-// The compiler is probed for real (clang-15); all cases share one directory and
-// so one probe cache, which keeps the file fast.
+// The probe answers as clang-15 does (fake_probe.h: recorded results, no
+// compiler runs); all cases share one directory.
 #include "compile/analysis.h"
 #include "regen/regen.h"
 #include "regen_run.h"

@@ -14,8 +14,8 @@ TEST_CASE("graph: device edges read the source, the bundle reads them, the host 
                                      "--offload-arch=gfx90a -c ../k.hip -o o/k.o",
                                      {});
     REQUIRE(a.decision.split());
-    auto probe = compile::fake_probe({"gfx906", "gfx90a"});
-    compile::apply_probe(a, probe);
+    auto probe = test::fake_probe({"gfx906", "gfx90a"});
+    probe::apply_probe(a, probe);
     Plan plan = make_plan(std::move(a), probe, {.private_dir = {}, .device_depfiles = true});
     auto spell = [](const Step& s, const std::string& p) { return "[" + s.cwd + "]" + p; };
     auto edges = plan_edges(plan, spell);

@@ -100,14 +100,14 @@ TEST_CASE("link plan: objects split in RDC mode are read from their compile's fi
 
 TEST_CASE("link plan: jobs it cannot reproduce leave the link alone, saying which") {
     auto none = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
-    compile::DriverJobs extra = phc::test::clang15_link_jobs();
+    probe::DriverJobs extra = phc::test::clang15_link_jobs();
     extra.jobs.insert(extra.jobs.begin() + 4, {"/usr/bin/strange-tool", "/scratch/x"});
     LinkPlan p = make_link_plan(link(), extra, none);
     CHECK_FALSE(p.split());
     CHECK(p.analysis.decision.reason == compile::Reason::LinkUnmodelled);
     CHECK(p.analysis.decision.text.find("strange-tool") != std::string::npos);
     CHECK(p.steps.empty());
-    compile::DriverJobs unknown_temp = phc::test::clang15_link_jobs();
+    probe::DriverJobs unknown_temp = phc::test::clang15_link_jobs();
     unknown_temp.jobs.back().push_back("/scratch/nobody-wrote-this.o");
     CHECK(make_link_plan(link(), unknown_temp, none).analysis.decision.reason ==
           compile::Reason::LinkUnmodelled);

@@ -8,6 +8,8 @@
 using namespace phc;
 using namespace phc::compile;
 using namespace phc::split;
+using namespace phc::probe;
+using phc::test::fake_probe;
 
 namespace {
 

@@ -5,9 +5,11 @@
 // the driver's decisions, so one probe serves every object of a build.
 #pragma once
 
+#include "compile/analysis.h"
 #include "util/error.h"
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -15,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace phc::compile {
+namespace phc::probe {
 
 /// Which offload driver produced the jobs.
 enum class DriverKind {
@@ -132,13 +134,26 @@ struct DriverJobs {
 /// Runs `argv -###` once, uncached (links: their jobs name every input).
 Result<DriverJobs> run_driver_jobs(const ProbeRequest& req);
 
+/// Confirms or overturns a Split decision with the driver's own job list.
+void apply_probe(compile::Analysis& a, const ProbeResult& probe);
+
+/// How a ProbeCache asks the compiler: by default the real one (probe_key_head,
+/// run_probe). Tests give recorded results instead, so they need no compiler.
+struct Prober {
+    /// The key's compiler part (probe_key_head): the compiler's identity.
+    std::function<Result<std::vector<std::string>>(const ProbeRequest&)> key_head = probe_key_head;
+    /// The probe itself (run_probe).
+    std::function<Result<ProbeResult>(const ProbeRequest&)> run = run_probe;
+};
+
 /// Probe results by key, in memory and optionally in a JSON file. get() may be
 /// called from several threads (one at a time runs, the others wait), and several
 /// processes may share one file (parallel launchers, regen beside them).
 class ProbeCache {
 public:
     /// `path` is the JSON file to load and update; "" keeps the cache in memory only.
-    explicit ProbeCache(std::string path = {});
+    /// `prober` asks the compiler (the real one unless a test gives another).
+    explicit ProbeCache(std::string path = {}, Prober prober = {});
 
     /// The cached result for `req`, probing the compiler when there is none. A failed
     /// probe is remembered for this cache's lifetime (not on disk) and not re-run.
@@ -176,6 +191,7 @@ private:
 
     std::mutex mutex_; ///< held by get()
     std::string path_;
+    Prober prober_;
     bool loaded_ = false;
     std::map<std::string, ProbeResult> entries_;
     std::map<std::string, Error> failures_; ///< failed probes, remembered in memory only
@@ -188,4 +204,4 @@ private:
     size_t probes_run_ = 0;
 };
 
-} // namespace phc::compile
+} // namespace phc::probe

@@ -1,4 +1,5 @@
-#include "compile/probe.h"
+#include "fake_probe.h"
+#include "probe/probe.h"
 #include "util/file.h"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 
 using namespace phc;
 using namespace phc::compile;
+using namespace phc::probe;
 
 namespace {
 
@@ -187,76 +189,6 @@ TEST_CASE("probe key: compiler identity and driver flags, not paths or defines")
     ::rmdir(dir);
 }
 
-TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
-    char dir[] = "/tmp/phc-unit-probe-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
-    // A fake compiler that prints captured -### output and counts its runs.
-    std::string cc = std::string(dir) + "/clang++";
-    std::string data = std::string(PHC_TEST_DATA) + "/split/c15.txt";
-    REQUIRE(util::write_file_atomic(cc, "#!/bin/sh\necho run >> " + std::string(dir) +
-                                            "/runs\ncat '" + data + "' >&2\n")
-                .ok());
-    REQUIRE(::chmod(cc.c_str(), 0755) == 0);
-    std::string file = std::string(dir) + "/sub/probes.json";
-    ProbeRequest a{{},
-                   {cc, "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a", "-c",
-                    "a.hip", "-o", "a.o"},
-                   dir};
-    ProbeRequest b = a;
-    b.argv[6] = "b.hip";
-    b.argv[8] = "b.o";
-    {
-        ProbeCache cache(file);
-        auto r = cache.get(a);
-        REQUIRE(r.ok());
-        CHECK(r->archs == std::vector<std::string>{"gfx906", "gfx90a"});
-        REQUIRE(cache.get(b).ok());
-        CHECK(cache.probes_run() == 1);
-    }
-    CHECK(util::file_exists(file));
-    {
-        ProbeCache again(file);
-        auto r = again.get(b);
-        REQUIRE(r.ok());
-        CHECK(again.probes_run() == 0);
-        CHECK(r->bundler == "/usr/lib/llvm-15/bin/clang-offload-bundler");
-    }
-    REQUIRE(util::write_file_atomic(file, "{not json").ok());
-    ProbeCache corrupt(file);
-    REQUIRE(corrupt.get(a).ok());
-    CHECK(corrupt.probes_run() == 1);
-    // The main probe, the host-only and the device-only probe: three runs for
-    // each real probe.
-    auto runs = util::read_file(std::string(dir) + "/runs");
-    REQUIRE(runs.ok());
-    CHECK(runs->size() == 4 * 6);
-
-    // A cache file that cannot be written (its folder is a file) loses nothing but
-    // the file: the probe result is returned, and kept in memory.
-    ProbeCache unwritable(std::string(dir) + "/runs/probes.json");
-    auto u = unwritable.get(a);
-    REQUIRE_MESSAGE(u.ok(), (u.ok() ? "" : u.error().message));
-    CHECK(u->archs == std::vector<std::string>{"gfx906", "gfx90a"});
-    REQUIRE(unwritable.get(b).ok());
-    CHECK(unwritable.probes_run() == 1);
-    ProbeRequest c = a; // the same compiler under another environment: another key
-    c.env = {"PHC_UNIT_PROBE=1"};
-    REQUIRE(unwritable.get(c).ok());
-    CHECK(unwritable.probes_run() == 2);
-    CHECK_FALSE(util::file_exists(std::string(dir) + "/runs/probes.json"));
-
-    std::string bad = std::string(dir) + "/bad";
-    REQUIRE(util::write_file_atomic(bad, "#!/bin/sh\necho 'bad: error: nope' >&2\nexit 3\n").ok());
-    REQUIRE(::chmod(bad.c_str(), 0755) == 0);
-    ProbeCache failing;
-    auto f = failing.get({{}, {bad, "-c", "a.hip"}, dir});
-    REQUIRE_FALSE(f.ok());
-    CHECK(f.error().message.find("bad: error: nope") != std::string::npos);
-    CHECK_FALSE(failing.get({{}, {bad, "-c", "b.hip"}, dir}).ok());
-    CHECK(failing.probes_run() == 1); // the failure is remembered
-    CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
-}
-
 TEST_CASE("probe: private TMPDIR removed afterwards, stand-ins for missing inputs") {
     char dir[] = "/tmp/phc-unit-probe-XXXXXX";
     REQUIRE(::mkdtemp(dir) != nullptr);
@@ -405,6 +337,65 @@ size_t count_of(const std::string& text, const std::string& what) {
 }
 
 } // namespace
+
+TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
+    FakeClang fake; // prints captured -### output and counts its runs
+    const std::string& dir = fake.dir;
+    std::string file = dir + "/sub/probes.json";
+    ProbeRequest a = fake.request();
+    ProbeRequest b = a;
+    b.argv[6] = "b.hip";
+    b.argv[8] = "b.o";
+    {
+        ProbeCache cache(file);
+        auto r = cache.get(a);
+        REQUIRE(r.ok());
+        CHECK(r->archs == std::vector<std::string>{"gfx906", "gfx90a"});
+        REQUIRE(cache.get(b).ok());
+        CHECK(cache.probes_run() == 1);
+    }
+    CHECK(util::file_exists(file));
+    {
+        ProbeCache again(file);
+        auto r = again.get(b);
+        REQUIRE(r.ok());
+        CHECK(again.probes_run() == 0);
+        CHECK(r->bundler == fake.bundler);
+    }
+    REQUIRE(util::write_file_atomic(file, "{not json").ok());
+    ProbeCache corrupt(file);
+    REQUIRE(corrupt.get(a).ok());
+    CHECK(corrupt.probes_run() == 1);
+    // The main probe, the host-only and the device-only probe: three runs for
+    // each real probe.
+    auto runs = util::read_file(dir + "/runs");
+    REQUIRE(runs.ok());
+    CHECK(runs->size() == 4 * 6);
+
+    // A cache file that cannot be written (its folder is a file) loses nothing but
+    // the file: the probe result is returned, and kept in memory.
+    ProbeCache unwritable(dir + "/runs/probes.json");
+    auto u = unwritable.get(a);
+    REQUIRE_MESSAGE(u.ok(), (u.ok() ? "" : u.error().message));
+    CHECK(u->archs == std::vector<std::string>{"gfx906", "gfx90a"});
+    REQUIRE(unwritable.get(b).ok());
+    CHECK(unwritable.probes_run() == 1);
+    ProbeRequest c = a; // the same compiler under another environment: another key
+    c.env = {"PHC_UNIT_PROBE=1"};
+    REQUIRE(unwritable.get(c).ok());
+    CHECK(unwritable.probes_run() == 2);
+    CHECK_FALSE(util::file_exists(dir + "/runs/probes.json"));
+
+    std::string bad = dir + "/bad";
+    REQUIRE(util::write_file_atomic(bad, "#!/bin/sh\necho 'bad: error: nope' >&2\nexit 3\n").ok());
+    REQUIRE(::chmod(bad.c_str(), 0755) == 0);
+    ProbeCache failing;
+    auto f = failing.get({{}, {bad, "-c", "a.hip"}, dir});
+    REQUIRE_FALSE(f.ok());
+    CHECK(f.error().message.find("bad: error: nope") != std::string::npos);
+    CHECK_FALSE(failing.get({{}, {bad, "-c", "b.hip"}, dir}).ok());
+    CHECK(failing.probes_run() == 1); // the failure is remembered
+}
 
 TEST_CASE("probe cache: entries as the driver writes them are used as they are") {
     for (std::string data : {"c15.txt", "c15rdc.txt", "c19.txt", "c19rdc.txt", "hipcc.txt"}) {
@@ -607,4 +598,31 @@ TEST_CASE("probe cache: concurrent first probes by separate caches all reach the
         for (int k = 0; k < kKeys; ++k)
             CHECK(all.get(f.request({fmt::format("PHC_UNIT_KEY={}-{}", t, k)})).ok());
     CHECK(all.probes_run() == 0);
+}
+
+TEST_CASE("the unit tests' fake prober answers as clang-15's recorded -### jobs") {
+    auto same = [](const ProbeResult& fake, const ProbeResult& real) {
+        CHECK(fake.driver == real.driver);
+        CHECK(fake.rdc == real.rdc);
+        CHECK(fake.bundler == real.bundler);
+        CHECK(fake.bundler_args == real.bundler_args);
+        CHECK(fake.archs == real.archs);
+        CHECK(fake.device_compiles == real.device_compiles);
+        CHECK(fake.codegen == real.codegen);
+    };
+    probe::Prober p = test::fake_prober();
+    ProbeRequest req{{},
+                     {"clang++-15", "-x", "hip", "--offload-arch=gfx90a",
+                      "--offload-arch=gfx906,gfx90a", "-c", "k.hip", "-o", "k.o"},
+                     {}};
+    auto plain = p.run(req);
+    REQUIRE(plain.ok());
+    same(*plain, parse_data("c15.txt"));
+    same(*plain, parse_data("hipcc.txt"));
+    req.argv.push_back("-fgpu-rdc");
+    auto rdc = p.run(req);
+    REQUIRE(rdc.ok());
+    same(*rdc, parse_data("c15rdc.txt"));
+    CHECK_FALSE(p.key_head({{}, {"/nonexistent/clang++", "-c", "k.hip"}, {}}).ok());
+    CHECK_FALSE(p.key_head({{}, {"gcc", "-c", "k.hip"}, {}}).ok());
 }

@@ -1,7 +1,7 @@
 // ProbeCache (declared in probe.h): memory first, then the JSON file, then the compiler.
 #include "compile/analysis.h"
 #include "compile/options.h"
-#include "compile/probe.h"
+#include "probe/probe.h"
 #include "util/file.h"
 
 #include <algorithm>
@@ -15,7 +15,11 @@
 #include <thread>
 #include <unistd.h>
 
-namespace phc::compile {
+namespace phc::probe {
+
+using compile::arch_set;
+using compile::parse_args;
+using compile::ParsedArg;
 
 namespace {
 
@@ -319,7 +323,8 @@ bool fits(const ProbeResult& r, const std::vector<std::string>& argv) {
 
 } // namespace
 
-ProbeCache::ProbeCache(std::string path) : path_(std::move(path)) {}
+ProbeCache::ProbeCache(std::string path, Prober prober)
+    : path_(std::move(path)), prober_(std::move(prober)) {}
 
 void ProbeCache::warn(const std::string& text) {
     if (warned_) return;
@@ -373,7 +378,7 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
         who.append(1, '\0').append(e);
     if (!req.argv.empty()) who.append(1, '\0').append(req.argv[0]);
     auto head = heads_.find(who);
-    if (head == heads_.end()) head = heads_.emplace(who, probe_key_head(req)).first;
+    if (head == heads_.end()) head = heads_.emplace(who, prober_.key_head(req)).first;
     if (!head->second) return head->second.error();
     const std::string key = probe_key_with(*head->second, req.argv);
     if (auto it = entries_.find(key); it != entries_.end()) {
@@ -386,7 +391,7 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     }
     if (auto it = failures_.find(key); it != failures_.end()) return it->second;
     ++probes_run_;
-    auto r = run_probe(req);
+    auto r = prober_.run(req);
     if (!r) {
         failures_.emplace(key, r.error());
         return r;
@@ -398,4 +403,4 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     return r;
 }
 
-} // namespace phc::compile
+} // namespace phc::probe

@@ -1,4 +1,4 @@
-#include "compile/probe.h"
+#include "probe/probe.h"
 
 #include "compile/analysis.h"
 #include "compile/command.h"
@@ -15,7 +15,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace phc::compile {
+namespace phc::probe {
+
+using compile::base_name;
+using compile::compiler_kind;
+using compile::CompilerKind;
+using compile::join_command;
+using compile::join_path;
+using compile::kNotDriver;
+using compile::parse_args;
+using compile::ParsedArg;
 
 bool ProbeResult::has_host_input() const {
     return std::any_of(bundler_args.begin(), bundler_args.end(), [](const std::string& a) {
@@ -611,4 +620,4 @@ Result<DriverJobs> run_driver_jobs(const ProbeRequest& original) {
     return d;
 }
 
-} // namespace phc::compile
+} // namespace phc::probe
