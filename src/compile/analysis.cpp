@@ -58,6 +58,8 @@ std::string_view reason_code(Reason r) {
         return "link-not-rdc";
     case Reason::LinkUnmodelled:
         return "link-unmodelled";
+    case Reason::NotSelected:
+        return "not-selected";
     }
     return "unknown";
 }

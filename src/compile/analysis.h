@@ -41,6 +41,7 @@ enum class Reason {
     ArchMismatch,    ///< the driver's architectures differ from the command line's
     LinkNotRdc,      ///< a link without -fgpu-rdc: the driver generates no device code
     LinkUnmodelled,  ///< the driver's RDC link runs jobs (or files) the split does not model
+    NotSelected,     ///< the user's --only / --skip leave the object out
 };
 
 /// The stable machine-readable code of a reason, e.g. "single-arch".

@@ -15,8 +15,8 @@ namespace phc::gen {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: phc-ninja gen [-p compile_commands.json | DIR] [-o phc.ninja] [--device-jobs N] "
-    "[--explain]\n"
+    "usage: phc-ninja gen [-p compile_commands.json | DIR] [-o phc.ninja] [--device-jobs N]\n"
+    "                     [--only REGEX] [--skip REGEX] [--explain]\n"
     "\n"
     "Writes a ninja file that builds the objects of a compilation database at the\n"
     "paths the original build expects. Multi-architecture HIP compiles become one\n"
@@ -30,6 +30,10 @@ constexpr const char* kUsage =
     "                     when gen wrote it (or it is empty); the database, an\n"
     "                     entry's source or object are refused.\n"
     "  --device-jobs N    run at most N device compiles at once (a ninja pool)\n"
+    "  --only REGEX       split only entries whose object path (as the ninja file\n"
+    "                     spells it) REGEX matches (RE2 syntax, anywhere in the path)\n"
+    "  --skip REGEX       do not split entries whose object path REGEX matches; both\n"
+    "                     keep the others as one edge (reason not-selected, --explain)\n"
     "  --explain          list every entry with its decision and reason\n"
     "\n"
     "Entries may use \"command\" or \"arguments\"; relative paths resolve against the\n"
@@ -52,6 +56,7 @@ int usage_error(const std::string& msg) {
 /// Parses the arguments into `req`; an empty string on success, else the error.
 std::string parse_args(int argc, char** argv, GenRequest& req, bool& help, bool& explain) {
     bool have_db = false;
+    std::string only, skip;
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
         auto value = [&](std::string& into) -> std::string {
@@ -68,6 +73,10 @@ std::string parse_args(int argc, char** argv, GenRequest& req, bool& help, bool&
             have_db = true;
         } else if (a == "-o") {
             if (auto err = value(req.ninja_file); !err.empty()) return err;
+        } else if (a == "--only") {
+            if (auto err = value(only); !err.empty()) return err;
+        } else if (a == "--skip") {
+            if (auto err = value(skip); !err.empty()) return err;
         } else if (a == "--device-jobs" || a.rfind("--device-jobs=", 0) == 0) {
             std::string n;
             if (a == "--device-jobs") {
@@ -87,6 +96,9 @@ std::string parse_args(int argc, char** argv, GenRequest& req, bool& help, bool&
             return "unexpected argument '" + std::string(a) + "' (see --help)";
         }
     }
+    auto select = split::Selection::make(only, skip);
+    if (!select) return select.error().message;
+    req.select = std::move(*select);
     return {};
 }
 

@@ -144,6 +144,10 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
         leave(d, analysis.decision);
         return std::nullopt;
     }
+    if (std::string why = options.select.why_not(d.object); !why.empty()) {
+        leave(d, {compile::Reason::NotSelected, why});
+        return std::nullopt;
+    }
     split::PlanOptions opts;
     opts.private_dir =
         object_private_dir(options.private_dir, dir_of(options.ninja_path), e.output);

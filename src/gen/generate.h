@@ -5,6 +5,7 @@
 
 #include "gen/compdb.h"
 #include "probe/probe.h"
+#include "split/select.h"
 #include "util/error.h"
 
 #include <cstddef>
@@ -20,6 +21,7 @@ struct GenOptions {
     std::string private_dir;    ///< absolute dir for split intermediates and the probe cache
     std::string generated_from; ///< the database's name, for the header comment
     probe::Prober prober;       ///< asks the compiler (tests give recorded results)
+    split::Selection select;    ///< which objects to split (--only, --skip)
 };
 
 /// What became of one entry, for `gen --explain`.

@@ -22,7 +22,8 @@ namespace phc::regen {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: phc-ninja regen [-C DIR] [-f FILE] [-o OUT] [--device-jobs N] [--strict] [--dry-run] [--explain] [--quiet]
+    R"(usage: phc-ninja regen [-C DIR] [-f FILE] [-o OUT] [--device-jobs N]
+                        [--only REGEX] [--skip REGEX] [--strict] [--dry-run] [--explain] [--quiet]
 
 Rewrites a configured Ninja build (e.g. after `cmake -G Ninja`) so that every
 multi-architecture HIP compile becomes one device edge per architecture, a
@@ -40,6 +41,10 @@ build.ninja and every build-<Config>.ninja are rewritten together.
                     or fifo is written through. OUT must not be a file regen
                     reads or keeps (FILE.cmake, included files).
   --device-jobs N   run at most N device compiles at once (a ninja pool)
+  --only REGEX      split only objects whose output path (as the manifest
+                    spells it) REGEX matches (RE2 syntax, anywhere in the path)
+  --skip REGEX      do not split objects whose output path REGEX matches; both
+                    leave the others alone (reason not-selected, see --explain)
   --strict          fail when a compiler cannot be probed (default: leave its
                     edges alone, reason probe-failed, and split the rest)
   --dry-run         decide and report, write nothing
@@ -105,6 +110,7 @@ int cli_main(int argc, char** argv) {
     Options o;
     std::string dir = ".";
     bool explain = false, quiet = false;
+    std::string only, skip;
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
         auto value = [&](std::string& into) {
@@ -130,6 +136,10 @@ int cli_main(int argc, char** argv) {
             auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), o.device_jobs);
             if (ec != std::errc() || p != v.data() + v.size() || o.device_jobs < 1)
                 return usage_error(fmt::format("--device-jobs: '{}' is not a positive number", v));
+        } else if (a == "--only") {
+            if (!value(only)) return usage_error("--only needs a regular expression");
+        } else if (a == "--skip") {
+            if (!value(skip)) return usage_error("--skip needs a regular expression");
         } else if (a == "--strict") {
             o.strict = true;
         } else if (a == "--dry-run" || a == "-n") {
@@ -142,6 +152,9 @@ int cli_main(int argc, char** argv) {
             return usage_error(fmt::format("unknown argument '{}'", a));
         }
     }
+    auto select = split::Selection::make(only, skip);
+    if (!select) return usage_error(select.error().message);
+    o.select = std::move(*select);
     std::error_code ec;
     // Reports go to stderr when the manifest goes to stdout.
     std::FILE* report = !o.output.empty() && util::is_stdout(o.output) ? stderr : stdout;

@@ -93,6 +93,8 @@ std::string regen_again(const Options& o) {
     if (o.manifest != "build.ninja") again += " -f " + compile::quote_word(o.manifest);
     if (o.device_jobs > 0) again += fmt::format(" --device-jobs {}", o.device_jobs);
     if (o.strict) again += " --strict";
+    if (!o.select.only().empty()) again += " --only " + compile::quote_word(o.select.only());
+    if (!o.select.skip().empty()) again += " --skip " + compile::quote_word(o.select.skip());
     return again + " --quiet";
 }
 
@@ -295,6 +297,7 @@ struct Context {
     const Names& names;
     bool device_pool;
     bool verify; ///< check every reused plan against the full way
+    const split::Selection& select;
 };
 
 /// What one planning thread keeps between edges.
@@ -432,8 +435,14 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
                         w.shapes->render(*command, *carry, w.scratch, o.rules, o.d);
     o.reused = reused;
     if (reused) o.borrowed = w.arena->add(w.scratch);
-    // A split whose files an existing edge already writes (or reads) is left alone.
+    // An object the user's --only/--skip leave out, or a split whose files an
+    // existing edge already writes (or reads), is left alone.
     auto check_clash = [&] {
+        if (!o.d.split && !o.probe_error) return;
+        if (std::string why = c.select.why_not(o.d.object); !why.empty()) {
+            o.probe_error.reset(); // not the user's concern: the object stays as it is
+            return o.leave(std::string(compile::reason_code(compile::Reason::NotSelected)), why);
+        }
         if (!o.d.split) return;
         if (auto clash = output_clash(c.m, edge, o.reused ? o.borrowed : o.text); !clash.empty())
             o.leave("output-clash", clash);
@@ -700,7 +709,7 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
     // Evaluation, analysis, planning and rendering only read the manifest: they
     // run in parallel. The results are applied in manifest order, so the first
     // edge that fails is the one reported.
-    const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes};
+    const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes, opts.select};
     top.done = plan_all(context, opts.shapes, opts.threads, top.arenas);
     plan_links(context, top.done);
     timer.done("plan");

@@ -4,6 +4,7 @@
 
 #include "probe/probe.h"
 #include "regen/edges.h"
+#include "split/select.h"
 #include "util/error.h"
 
 #include <map>
@@ -32,6 +33,7 @@ struct Options {
     std::string self;           ///< absolute path of phc-ninja, for the re-run hook
     std::string build_dir;      ///< absolute build directory, for the re-run hook
     probe::Prober prober;       ///< asks the compiler (tests give recorded results)
+    split::Selection select;    ///< which objects to split (--only, --skip)
 };
 
 /// What a run did.

@@ -47,6 +47,20 @@ cmp -s build.ninja orig.ninja || fail "-o changed build.ninja"
 grep -q "^include objs.ninja.phc" other.ninja || fail "other.ninja does not include the rewritten objs.ninja"
 pass "-o writes elsewhere"
 
+# --only / --skip: objects they leave out stay as they are (not-selected).
+"$PHC" regen --dry-run --explain --skip 'k\.o$' >skip.out || fail "regen --skip failed"
+grep -qxF "left alone  out/k.o  not-selected: --skip 'k\.o\$' matches out/k.o" skip.out ||
+  fail "--skip: $(cat skip.out)"
+"$PHC" regen --dry-run --explain --only '^out/k' >only.out || fail "regen --only failed"
+grep -q "^split       out/k.o  \[gfx906 gfx90a\]" only.out || fail "--only: $(cat only.out)"
+status=0
+"$PHC" regen --skip 'a[' 2>err.out || status=$?
+expect_eq "bad --skip status" 2 "$status"
+grep -qx "phc-ninja regen: error: --skip: 'a\[' is not a regular expression (.*) (see --help)" err.out ||
+  fail "bad --skip message: $(cat err.out)"
+cmp -s build.ninja orig.ninja || fail "a bad --skip changed build.ninja"
+pass "--only and --skip choose the objects; a bad pattern is a one-line usage error"
+
 # In place, with an edge in an included file, a device pool and --explain.
 "$PHC" regen --device-jobs 1 --explain >explain.out
 grep -q "^split       out/k.o  \[gfx906 gfx90a\]" explain.out || fail "explain: $(cat explain.out)"

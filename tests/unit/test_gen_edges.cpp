@@ -240,3 +240,38 @@ TEST_CASE("gen generate: a split host step keeps make's depfile when ninja spell
     CHECK(edge.find(" && cp " + obj + ".dep " + obj + ".dep.ninja\n") != std::string::npos);
     CHECK(edge.find("  depfile = k.o.dep.ninja\n") != std::string::npos);
 }
+
+TEST_CASE("gen generate: --only and --skip choose the entries to split; others stay one edge") {
+    Database db;
+    for (std::string name : {"big", "small"})
+        db.entries.push_back(
+            entry(db.entries.size(), "/w",
+                  {"clang++-15", "-x", "hip", "--offload-arch=gfx906", "--offload-arch=gfx90a",
+                   "-c", name + ".hip", "-o", "obj/" + name + ".o"},
+                  "/w/" + name + ".hip", "/w/obj/" + name + ".o"));
+    GenOptions o = options_in("/w");
+    auto all = generate(db, o);
+    REQUIRE(all.ok());
+    CHECK(all->split == 2);
+    auto skip = phc::split::Selection::make("", "small");
+    REQUIRE(skip.ok());
+    o.select = *skip;
+    auto g = generate(db, o);
+    REQUIRE(g.ok());
+    CHECK(g->split == 1);
+    CHECK(g->plain == 1);
+    REQUIRE(g->decisions.size() == 2);
+    CHECK(g->decisions[0].split);
+    CHECK(g->decisions[1].code == "not-selected");
+    CHECK(g->decisions[1].text == "--skip 'small' matches obj/small.o");
+    CHECK(g->text.find("build obj/small.o: phc_compile small.hip\n") != std::string::npos);
+    CHECK(g->text.find("build .phc-ninja/objs/obj/big.o/gfx906.o: ") != std::string::npos);
+    CHECK(g->text.find("objs/obj/small.o") == std::string::npos);
+    auto only = phc::split::Selection::make("small", "");
+    REQUIRE(only.ok());
+    o.select = *only;
+    g = generate(db, o);
+    REQUIRE(g.ok());
+    CHECK(g->decisions[0].code == "not-selected");
+    CHECK(g->decisions[1].split);
+}

@@ -613,3 +613,36 @@ TEST_CASE("Ninja Multi-Config: one regen rewrites every configuration, and their
             CHECK(common.find(" " + in.dir() + "/" + top) != std::string::npos);
     }
 }
+
+TEST_CASE(
+    "--only and --skip: other objects are left alone (not-selected), and the hook keeps them") {
+    InScratch in;
+    write("build.ninja", std::string(kHipRule) +
+                             "build obj/big.o: HIP big.hip\n"
+                             "build obj/small.o: HIP small.hip\n"
+                             "build obj/gone.o: HIP gone.hip\n  CC = /nonexistent/clang++\n"
+                             "rule RERUN\n  command = cmake .\n  generator = 1\n"
+                             "build build.ninja: RERUN CMakeLists.txt\n");
+    regen::Options o;
+    o.prober = test::fake_prober();
+    o.threads = 1;
+    o.strict = true; // the unselected object's probe failure is not an error
+    o.self = "/opt/phc/phc-ninja";
+    o.build_dir = in.dir();
+    auto select = split::Selection::make("", "small|gone");
+    REQUIRE(select.ok());
+    o.select = *select;
+    auto r = regen::run(o);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    CHECK(r->objects_split == 1);
+    CHECK(r->left.at("not-selected") == 2);
+    REQUIRE(r->decisions.size() == 3);
+    CHECK(r->decisions[1].code == "not-selected");
+    CHECK(r->decisions[1].text == "--skip 'small|gone' matches obj/small.o");
+    CHECK(r->decisions[2].code == "not-selected");
+    const std::string out = read("build.ninja");
+    CHECK(out.find("build obj/small.o: HIP small.hip\n") != std::string::npos);
+    CHECK(out.find("obj/big.o.phc/gfx906.o") != std::string::npos);
+    CHECK(out.find("regen -C " + in.dir() + " --strict --skip 'small|gone' --quiet") !=
+          std::string::npos);
+}
