@@ -106,7 +106,6 @@ int main(int argc, char** argv) {
     if (name == "--version") return version_main(argc, argv);
     for (const auto& c : kCommands)
         if (name == c.name) return dispatch(c, argc - 1, argv + 1);
-    std::fprintf(stderr, "phc-ninja: error: unknown command '%s' (see 'phc-ninja --help')\n",
-                 argv[1]);
+    std::fprintf(stderr, "phc-ninja: error: unknown command '%s' (see --help)\n", argv[1]);
     return 2;
 }

@@ -1,6 +1,7 @@
 #include "ninja/cli.h"
 
 #include "ninja/manifest.h"
+#include "util/args.h"
 #include "util/file.h"
 
 #include <cstdio>
@@ -11,62 +12,29 @@ namespace phc::ninja {
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: phc-ninja manifest commands [-f FILE]\n"
-    "       phc-ninja manifest roundtrip [-f FILE] [-o OUT]\n"
-    "\n"
+constexpr const char* kAbout =
     "  commands   print every non-phony edge's evaluated command, one per line\n"
     "             (what `ninja -t commands` prints for all targets)\n"
-    "  roundtrip  parse FILE and write it back (to stdout, or atomically to OUT)\n"
-    "\n"
-    "  -f FILE    the manifest to read (default: build.ninja)\n"
-    "  -o OUT     where roundtrip writes (default: stdout)\n";
+    "  roundtrip  parse FILE and write it back (to stdout, or atomically to OUT)";
 
 struct Options {
-    std::string command;
     std::string file = "build.ninja";
     std::string out;
 };
 
-/// Parses the arguments; returns an exit code when it should stop (0 for --help).
-int parse_args(int argc, char** argv, Options& o) {
-    for (int i = 1; i < argc; ++i) {
-        std::string_view a = argv[i];
-        if (a == "--help" || a == "-h") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (a == "-f" || a == "-o") {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s: error: option '%s' needs an argument\n", argv[0],
-                             argv[i]);
-                return 2;
-            }
-            (a == "-f" ? o.file : o.out) = argv[++i];
-        } else if (!a.empty() && a[0] == '-') {
-            std::fprintf(stderr, "%s: error: unknown option '%s' (see --help)\n", argv[0], argv[i]);
-            return 2;
-        } else if (o.command.empty()) {
-            o.command = a;
-        } else {
-            std::fprintf(stderr, "%s: error: unexpected argument '%s'\n", argv[0], argv[i]);
-            return 2;
-        }
-    }
-    if (o.command != "commands" && o.command != "roundtrip") {
-        if (o.command.empty())
-            std::fprintf(stderr, "%s: error: missing subcommand (commands or roundtrip)\n",
-                         argv[0]);
-        else
-            std::fprintf(stderr, "%s: error: unknown subcommand '%s' (see --help)\n", argv[0],
-                         o.command.c_str());
-        return 2;
-    }
-    if (o.command == "commands" && !o.out.empty()) {
-        std::fprintf(stderr, "%s: error: option '-o' only applies to roundtrip\n", argv[0]);
-        return 2;
-    }
-    return -1;
+util::CommandLine command_line(Options& o) {
+    util::CommandLine cl{"phc-ninja manifest",
+                         "commands [-f FILE]\n       phc-ninja manifest roundtrip [-f FILE] "
+                         "[-o OUT]",
+                         kAbout,
+                         {},
+                         {}};
+    cl.positional = true;
+    cl.options = {
+        util::text_option({"-f"}, "FILE", "the manifest to read (default: build.ninja)", o.file),
+        util::text_option({"-o"}, "OUT", "where roundtrip writes (default: stdout)", o.out),
+    };
+    return cl;
 }
 
 void print_error(const Error& e) {
@@ -108,13 +76,31 @@ int run_roundtrip(const Manifest& m, const std::string& out) {
 
 int cli_main(int argc, char** argv) {
     Options o;
-    if (int rc = parse_args(argc, argv, o); rc >= 0) return rc;
+    const util::CommandLine cl = command_line(o);
+    util::Parsed parsed = util::parse(cl, argc, argv);
+    if (parsed.help) {
+        std::fputs(util::usage(cl).c_str(), stdout);
+        return 0;
+    }
+    const std::string command = parsed.positional.empty() ? "" : parsed.positional[0];
+    auto check = [&]() -> std::string {
+        if (!parsed.error.empty()) return parsed.error;
+        if (command.empty()) return "missing subcommand (commands or roundtrip)";
+        if (command != "commands" && command != "roundtrip")
+            return "unknown subcommand '" + command + "'";
+        if (parsed.positional.size() > 1)
+            return "unexpected argument '" + parsed.positional[1] + "'";
+        if (command == "commands" && !o.out.empty()) return "option '-o' only applies to roundtrip";
+        return {};
+    };
+    const std::string error = check();
+    if (!error.empty()) return util::usage_error(cl, error);
     auto m = load_manifest(o.file);
     if (!m) {
         print_error(m.error());
         return 1;
     }
-    return o.command == "commands" ? run_commands(*m) : run_roundtrip(*m, o.out);
+    return command == "commands" ? run_commands(*m) : run_roundtrip(*m, o.out);
 }
 
 } // namespace phc::ninja

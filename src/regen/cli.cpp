@@ -2,10 +2,11 @@
 
 #include "regen/regen.h"
 #include "split/explain.h"
+#include "split/options.h"
+#include "util/args.h"
 #include "util/file.h"
 
 #include <cerrno>
-#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -21,40 +22,48 @@ namespace phc::regen {
 
 namespace {
 
-constexpr const char* kUsage =
-    R"(usage: phc-ninja regen [-C DIR] [-f FILE] [-o OUT] [--device-jobs N]
-                        [--only REGEX] [--skip REGEX] [--strict] [--dry-run] [--explain] [--quiet]
-
-Rewrites a configured Ninja build (e.g. after `cmake -G Ninja`) so that every
+constexpr const char* kAbout =
+    R"(Rewrites a configured Ninja build (e.g. after `cmake -G Ninja`) so that every
 multi-architecture HIP compile becomes one device edge per architecture, a
 bundle edge and a host edge. CMake's original is kept as FILE.cmake; when
 CMake re-runs itself, ninja runs regen again (and, until that succeeds, every
 ninja run retries it and stops). With CMake's Ninja Multi-Config generator,
-build.ninja and every build-<Config>.ninja are rewritten together.
+build.ninja and every build-<Config>.ninja are rewritten together.)";
 
-  -C DIR            the build directory (default: .)
-  -f FILE           the manifest, relative to DIR (default: build.ninja)
-  -o OUT            write the result to OUT instead of rewriting FILE in place
-                    (rewritten included files still go next to theirs, as
-                    <file>.phc); '-' writes it to stdout and the reports to
-                    stderr, refused when included files need rewriting. A device
-                    or fifo is written through. OUT must not be a file regen
-                    reads or keeps (FILE.cmake, included files).
-  --device-jobs N   run at most N device compiles at once (a ninja pool)
-  --only REGEX      split only objects whose output path (as the manifest
-                    spells it) REGEX matches (RE2 syntax, anywhere in the path)
-  --skip REGEX      do not split objects whose output path REGEX matches; both
-                    leave the others alone (reason not-selected, see --explain)
-  --strict          fail when a compiler cannot be probed (default: leave its
-                    edges alone, reason probe-failed, and split the rest)
-  --dry-run         decide and report, write nothing
-  --explain         list every HIP compile edge with its decision
-  --quiet           print nothing on success
-)";
+/// What the command line says.
+struct Args {
+    Options o;
+    split::SplitArgs split;
+    std::string dir = ".";
+    bool quiet = false;
+};
 
-int usage_error(const std::string& msg) {
-    std::fprintf(stderr, "phc-ninja regen: error: %s (see --help)\n", msg.c_str());
-    return 2;
+util::CommandLine command_line(Args& a) {
+    util::CommandLine cl{"phc-ninja regen", "[options]", kAbout, {}, {}};
+    cl.options = {
+        util::text_option({"-C"}, "DIR", "the build directory (default: .)", a.dir),
+        util::text_option({"-f"}, "FILE", "the manifest, relative to DIR (default: build.ninja)",
+                          a.o.manifest),
+        util::text_option({"-o"}, "OUT",
+                          "write the result to OUT instead of rewriting FILE in place\n"
+                          "(rewritten included files still go next to theirs, as\n"
+                          "<file>.phc); '-' writes it to stdout and the reports to\n"
+                          "stderr, refused when included files need rewriting. A device\n"
+                          "or fifo is written through. OUT must not be a file regen\n"
+                          "reads or keeps (FILE.cmake, included files).",
+                          a.o.output),
+    };
+    for (auto& opt : split::split_options(a.split))
+        cl.options.push_back(std::move(opt));
+    cl.options.push_back(util::flag_option({"--strict"},
+                                           "fail when a compiler cannot be probed (default: "
+                                           "leave its\nedges alone, reason probe-failed, and "
+                                           "split the rest)",
+                                           a.o.strict));
+    cl.options.push_back(
+        util::flag_option({"-n", "--dry-run"}, "decide and report, write nothing", a.o.dry_run));
+    cl.options.push_back(util::flag_option({"-q", "--quiet"}, "print nothing on success", a.quiet));
+    return cl;
 }
 
 /// The running binary's absolute path, for the command ninja runs after CMake.
@@ -107,53 +116,20 @@ void warn_probe_failures(const Summary& s) {
 } // namespace
 
 int cli_main(int argc, char** argv) {
-    Options o;
-    std::string dir = ".";
-    bool explain = false, quiet = false;
-    std::string only, skip;
-    for (int i = 1; i < argc; ++i) {
-        std::string_view a = argv[i];
-        auto value = [&](std::string& into) {
-            if (i + 1 >= argc) return false;
-            into = argv[++i];
-            return true;
-        };
-        std::string v;
-        if (a == "-h" || a == "--help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (a == "-C") {
-            if (!value(dir)) return usage_error("-C needs a directory");
-        } else if (a == "-f") {
-            if (!value(o.manifest)) return usage_error("-f needs a file");
-        } else if (a == "-o") {
-            if (!value(o.output)) return usage_error("-o needs a file");
-        } else if (a == "--device-jobs" || a.starts_with("--device-jobs=")) {
-            if (a.starts_with("--device-jobs="))
-                v = a.substr(14);
-            else if (!value(v))
-                return usage_error("--device-jobs needs a number");
-            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), o.device_jobs);
-            if (ec != std::errc() || p != v.data() + v.size() || o.device_jobs < 1)
-                return usage_error(fmt::format("--device-jobs: '{}' is not a positive number", v));
-        } else if (a == "--only") {
-            if (!value(only)) return usage_error("--only needs a regular expression");
-        } else if (a == "--skip") {
-            if (!value(skip)) return usage_error("--skip needs a regular expression");
-        } else if (a == "--strict") {
-            o.strict = true;
-        } else if (a == "--dry-run" || a == "-n") {
-            o.dry_run = true;
-        } else if (a == "--explain") {
-            explain = true;
-        } else if (a == "--quiet" || a == "-q") {
-            quiet = true;
-        } else {
-            return usage_error(fmt::format("unknown argument '{}'", a));
-        }
+    Args args;
+    const util::CommandLine cl = command_line(args);
+    util::Parsed parsed = util::parse(cl, argc, argv);
+    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    if (parsed.help) {
+        std::fputs(util::usage(cl).c_str(), stdout);
+        return 0;
     }
-    auto select = split::Selection::make(only, skip);
-    if (!select) return usage_error(select.error().message);
+    Options& o = args.o;
+    const std::string& dir = args.dir;
+    const bool explain = args.split.explain, quiet = args.quiet;
+    o.device_jobs = args.split.device_jobs;
+    auto select = args.split.selection();
+    if (!select) return util::usage_error(cl, select.error().message);
     o.select = std::move(*select);
     std::error_code ec;
     // Reports go to stderr when the manifest goes to stdout.

@@ -4,6 +4,7 @@
 #include "compile/shell.h"
 #include "split/link.h"
 #include "split/plan.h"
+#include "util/args.h"
 
 #include <cstdio>
 #include <string>
@@ -14,20 +15,6 @@ namespace phc::split {
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: phc-ninja explain [options] -- <compile command words...>\n"
-    "       phc-ninja explain [options] -- '<compile command as one shell string>'\n"
-    "\n"
-    "Prints the decision, its reason and the planned commands as a shell script.\n"
-    "\n"
-    "options:\n"
-    "  -C DIR                 the directory the command runs in (default: current)\n"
-    "  --probe-cache FILE     read and update this driver probe cache (JSON)\n"
-    "  --private-dir DIR      folder for device objects (default: <object>.phc)\n"
-    "  --device-depfiles      give every device step a depfile\n"
-    "  --rspfile NAME         ninja rspfile name used by the command\n"
-    "  --rspfile-content TEXT ninja rspfile_content for it\n";
-
 /// The parsed command line of `explain`.
 struct Args {
     compile::AnalyzeInput input;
@@ -36,43 +23,32 @@ struct Args {
     std::vector<std::string> words;
 };
 
-/// Parses argv; returns an error message ("" on success).
-std::string parse(int argc, char** argv, Args& a) {
-    int i = 1;
-    for (; i < argc; ++i) {
-        std::string_view w = argv[i];
-        auto value = [&](std::string& into) {
-            if (i + 1 >= argc) return false;
-            into = argv[++i];
-            return true;
-        };
-        bool ok = true;
-        if (w == "--") {
-            ++i;
-            break;
-        } else if (w == "-C") {
-            ok = value(a.input.base_dir);
-        } else if (w == "--probe-cache") {
-            ok = value(a.probe_cache);
-        } else if (w == "--private-dir") {
-            ok = value(a.plan.private_dir);
-        } else if (w == "--device-depfiles") {
-            a.plan.device_depfiles = true;
-        } else if (w == "--rspfile") {
-            ok = value(a.input.rspfile);
-        } else if (w == "--rspfile-content") {
-            ok = value(a.input.rspfile_content);
-        } else if (!w.empty() && w[0] == '-') {
-            return "unknown option '" + std::string(w) + "'";
-        } else {
-            break;
-        }
-        if (!ok) return "option '" + std::string(w) + "' needs a value";
-    }
-    for (; i < argc; ++i)
-        a.words.emplace_back(argv[i]);
-    if (a.words.empty()) return "no compile command given";
-    return {};
+util::CommandLine command_line(Args& a) {
+    util::CommandLine cl{"phc-ninja explain",
+                         "[options] [--] <compile command words...>\n"
+                         "       phc-ninja explain [options] [--] '<compile command as one "
+                         "shell string>'",
+                         "Prints the decision, its reason and the planned commands as a shell "
+                         "script.",
+                         {},
+                         {}};
+    cl.positional = true;
+    cl.stop_at_word = true;
+    cl.options = {
+        util::text_option({"-C"}, "DIR", "the directory the command runs in (default: current)",
+                          a.input.base_dir),
+        util::text_option({"--probe-cache"}, "FILE",
+                          "read and update this driver probe cache (JSON)", a.probe_cache),
+        util::text_option({"--private-dir"}, "DIR",
+                          "folder for device objects (default: <object>.phc)", a.plan.private_dir),
+        util::flag_option({"--device-depfiles"}, "give every device step a depfile",
+                          a.plan.device_depfiles),
+        util::text_option({"--rspfile"}, "NAME", "ninja rspfile name used by the command",
+                          a.input.rspfile),
+        util::text_option({"--rspfile-content"}, "TEXT", "ninja rspfile_content for it",
+                          a.input.rspfile_content),
+    };
+    return cl;
 }
 
 void print_plan(const Plan& p) {
@@ -125,10 +101,16 @@ int explain_link(const Args& a, const char* self) {
 
 int cli_main(int argc, char** argv) {
     Args a;
-    if (std::string err = parse(argc, argv, a); !err.empty()) {
-        std::fprintf(stderr, "%s: error: %s\n%s", argv[0], err.c_str(), kUsage);
-        return 2;
+    const util::CommandLine cl = command_line(a);
+    util::Parsed parsed = util::parse(cl, argc, argv);
+    if (parsed.help) {
+        std::fputs(util::usage(cl).c_str(), stdout);
+        return 0;
     }
+    if (parsed.error.empty() && parsed.positional.empty())
+        parsed.error = "no compile command given";
+    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    a.words = std::move(parsed.positional);
     compile::Analysis an =
         a.words.size() == 1 ? compile::analyze_string(a.words[0], a.input) : [&] {
             compile::Recognised r = compile::recognise_argv(a.words);

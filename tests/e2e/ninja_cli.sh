@@ -26,9 +26,9 @@ expect() {
 
 grep -q '^usage: phc-ninja manifest commands' <<<"$("$PHC" manifest --help)" || fail "--help prints no usage"
 expect 2 "phc-ninja manifest: error: unknown option '--bogus' (see --help)" -- commands --bogus
-expect 2 "phc-ninja manifest: error: missing subcommand (commands or roundtrip)" --
+expect 2 "phc-ninja manifest: error: missing subcommand (commands or roundtrip) (see --help)" --
 expect 2 "phc-ninja manifest: error: unknown subcommand 'list' (see --help)" -- list
-expect 2 "phc-ninja manifest: error: option '-f' needs an argument" -- commands -f
+expect 2 "phc-ninja manifest: error: option '-f' needs a value (FILE) (see --help)" -- commands -f
 expect 1 "nope.ninja: error: loading 'nope.ninja': No such file or directory" -- commands -f nope.ninja
 
 cat >sub/rules.ninja <<'NINJA'

@@ -108,5 +108,5 @@ pass "-o build.ninja is in place"
 
 # Unknown flags.
 if "$PHC" regen --bogus 2>err.out; then fail "--bogus accepted"; fi
-expect_eq "usage error" "phc-ninja regen: error: unknown argument '--bogus' (see --help)" "$(cat err.out)"
+expect_eq "usage error" "phc-ninja regen: error: unknown option '--bogus' (see --help)" "$(cat err.out)"
 pass "unknown flags are usage errors"
