@@ -1,34 +1,16 @@
 // phc-ninja: the table of subcommands. Each pipeline stage that has a command
 // line provides src/<stage>/cli.h with `int cli_main(int argc, char** argv)`,
 // where argv[0] is "phc-ninja <command>" and argv[1..] are that command's args.
-// src/CMakeLists.txt defines PHC_HAVE_<STAGE> for each stage that is present.
+#include "gen/cli.h"
+#include "launch/cli.h"
+#include "ninja/cli.h"
+#include "regen/cli.h"
+#include "report/cli.h"
+#include "split/cli.h"
+
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <string_view>
-
-#ifdef PHC_HAVE_NINJA
-#include "ninja/cli.h"
-#endif
-#ifdef PHC_HAVE_SPLIT
-#include "split/cli.h"
-#endif
-#ifdef PHC_HAVE_REGEN
-#include "regen/cli.h"
-#endif
-#ifdef PHC_HAVE_GEN
-#include "gen/cli.h"
-#endif
-#ifdef PHC_HAVE_LAUNCH
-#include "launch/cli.h"
-#endif
-#ifdef PHC_HAVE_REPORT
-#include "report/cli.h"
-#endif
-
-#ifndef PHC_VERSION
-#define PHC_VERSION "0.1.0"
-#endif
 
 namespace {
 
@@ -44,27 +26,15 @@ int version_main(int, char**) {
 }
 
 constexpr Command kCommands[] = {
-#ifdef PHC_HAVE_REGEN
     {"regen", "rewrite a configured Ninja build so HIP architectures compile in parallel",
      phc::regen::cli_main},
-#endif
-#ifdef PHC_HAVE_GEN
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
-#endif
-#ifdef PHC_HAVE_LAUNCH
     {"launch", "run one compile, split across architectures (make jobserver client)",
      phc::launch::cli_main},
-#endif
-#ifdef PHC_HAVE_SPLIT
     {"explain", "show whether and how one compile command would be split", phc::split::cli_main},
-#endif
-#ifdef PHC_HAVE_REPORT
     {"report", "where the last ninja build's time went: summary, --html page, --trace",
      phc::report::cli_main},
-#endif
-#ifdef PHC_HAVE_NINJA
     {"manifest", "inspect a ninja manifest with phc-ninja's own parser", phc::ninja::cli_main},
-#endif
     {"version", "print the version", version_main},
 };
 
@@ -88,12 +58,7 @@ int main(int argc, char** argv) {
     std::string_view self = argv[0];
     if (auto slash = self.rfind('/'); slash != std::string_view::npos)
         self.remove_prefix(slash + 1);
-    if (self == "phc-launch") {
-        for (const auto& c : kCommands)
-            if (std::strcmp(c.name, "launch") == 0) return c.run(argc, argv);
-        std::fprintf(stderr, "phc-launch: error: this build has no launcher\n");
-        return 2;
-    }
+    if (self == "phc-launch") return phc::launch::cli_main(argc, argv);
     if (argc < 2) {
         usage(stderr);
         return 2;

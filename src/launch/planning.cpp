@@ -1,24 +1,19 @@
 #include "launch/planning.h"
 
-#include "util/file.h"
-
-#ifdef PHC_LAUNCH_HAVE_SPLIT
 #include "compile/analysis.h"
 #include "compile/command.h"
 #include "compile/shell.h"
 #include "probe/probe.h"
 #include "split/link.h"
 #include "split/plan.h"
+#include "util/file.h"
 
 #include <algorithm>
-#include <map>
-#endif
-
 #include <cstdlib>
+#include <map>
 
 namespace phc::launch {
 
-#ifdef PHC_LAUNCH_HAVE_SPLIT
 namespace {
 
 /// A planner step as a supervisor job.
@@ -104,7 +99,6 @@ SplitJobs to_jobs(const std::vector<split::Step>& steps, const std::string& outp
 }
 
 } // namespace
-#endif
 
 std::string probe_cache_path() {
     if (const char* p = std::getenv("PHC_PROBE_CACHE")) return p;
@@ -119,15 +113,6 @@ std::string probe_cache_path() {
     return dir + "/probes.json";
 }
 
-#ifndef PHC_LAUNCH_HAVE_SPLIT
-Result<Planned> plan_command(const std::vector<std::string>&, const std::string&,
-                             const std::string&) {
-    return Planned{std::nullopt, "this phc-ninja was built without the split planner"};
-}
-Result<Planned> plan_link_command(const std::vector<std::string>&, const std::string&) {
-    return Planned{std::nullopt, "this phc-ninja was built without the split planner"};
-}
-#else
 Result<Planned> plan_command(const std::vector<std::string>& argv, const std::string& private_dir,
                              const std::string& probe_cache) {
     compile::Recognised rec = compile::recognise_argv(argv);
@@ -165,7 +150,5 @@ Result<Planned> plan_link_command(const std::vector<std::string>& argv,
                            plan->analysis.output, plan->analysis.command.cwd),
                    {}};
 }
-
-#endif
 
 } // namespace phc::launch
