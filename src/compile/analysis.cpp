@@ -431,8 +431,8 @@ LinkAnalysis analyze_link_string(std::string_view command, const AnalyzeInput& i
         a.decision = leave(R::SaveTemps, "-save-temps keeps the driver's temporaries");
     else if (f.time_trace)
         a.decision = leave(R::TimeTrace, "-ftime-trace writes one trace per job");
-    else if (f.new_driver || f.via_llvm)
-        a.decision = leave(R::NewDriver, "the new offload driver is selected");
+    else if (f.via_llvm)
+        a.decision = leave(R::NewDriver, "-foffload-via-llvm selects the new offload driver");
     else if (f.native)
         a.decision = leave(R::NativeArch, "--offload-arch=native depends on the GPU present");
     else if (f.archs.size() < 2)

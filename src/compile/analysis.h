@@ -114,7 +114,7 @@ struct LinkAnalysis {
 
 /// Analyses a link command string: Split when it is an RDC HIP link (-fgpu-rdc
 /// with --hip-link, or through hipcc) for two or more architectures, with
-/// nothing the split cannot reproduce (-save-temps, the new offload driver).
+/// nothing the split cannot reproduce (-save-temps, -foffload-via-llvm).
 LinkAnalysis analyze_link_string(std::string_view command, const AnalyzeInput& in);
 
 /// Analyses a recognised command from its command line alone.

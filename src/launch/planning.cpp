@@ -143,7 +143,7 @@ Result<Planned> plan_link_command(const std::vector<std::string>& argv,
     // the driver does, and each architecture linked on its own.
     auto plan = split::plan_link(
         std::move(a), [](const std::string&) -> const split::SplitObject* { return nullptr; },
-        private_dir);
+        private_dir, split::LinkInputs::Present);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
     return Planned{to_jobs(in_private_tmp(std::move(plan->steps), private_dir),

@@ -131,6 +131,50 @@ std::string job_word_after(const std::vector<std::string>& job, std::string_view
 
 namespace {
 
+/// The words of one `--wrapper-verbose` line: the program in double quotes,
+/// then its arguments separated by spaces (quoted when they hold spaces).
+std::vector<std::string> verbose_words(std::string_view line) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < line.size()) {
+        if (line[i] == ' ') {
+            ++i;
+            continue;
+        }
+        std::string w;
+        if (line[i] == '"') {
+            for (++i; i < line.size() && line[i] != '"'; ++i) {
+                if (line[i] == '\\' && i + 1 < line.size()) ++i;
+                w += line[i];
+            }
+            ++i;
+        } else {
+            while (i < line.size() && line[i] != ' ')
+                w += line[i++];
+        }
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::vector<std::string>> wrapper_jobs(std::string_view text) {
+    std::vector<std::vector<std::string>> jobs;
+    for (size_t start = 0; start < text.size();) {
+        size_t nl = text.find('\n', start);
+        if (nl == std::string_view::npos) nl = text.size();
+        std::string_view line = text.substr(start, nl - start);
+        start = nl + 1;
+        if (!has_prefix(line, " \"")) continue;
+        std::vector<std::string> job = verbose_words(line);
+        if (!job.empty()) jobs.push_back(std::move(job));
+    }
+    return jobs;
+}
+
+namespace {
+
 /// Reads the bundler job into `r`: targets, inputs turned into placeholders.
 Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
     r.bundler = job[0];
@@ -451,32 +495,6 @@ private:
 
 namespace {
 
-/// The words of one `--wrapper-verbose` line: the program in double quotes,
-/// then its arguments separated by spaces (quoted when they hold spaces).
-std::vector<std::string> verbose_words(std::string_view line) {
-    std::vector<std::string> out;
-    size_t i = 0;
-    while (i < line.size()) {
-        if (line[i] == ' ') {
-            ++i;
-            continue;
-        }
-        std::string w;
-        if (line[i] == '"') {
-            for (++i; i < line.size() && line[i] != '"'; ++i) {
-                if (line[i] == '\\' && i + 1 < line.size()) ++i;
-                w += line[i];
-            }
-            ++i;
-        } else {
-            while (i < line.size() && line[i] != ' ')
-                w += line[i++];
-        }
-        out.push_back(std::move(w));
-    }
-    return out;
-}
-
 /// For the new driver without -fgpu-rdc: fills r.codegen, r.bundler, its
 /// arguments and r.archs from what clang-linker-wrapper would run (its
 /// --dry-run on stand-in images packed as the driver packs them). Leaves r
@@ -518,14 +536,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     const std::string temp = scratch + "/";
     std::vector<std::vector<std::string>> compiles;
     std::vector<std::string> bundler;
-    const std::string all = ran->err + ran->out;
-    for (size_t start = 0; start < all.size();) {
-        size_t nl = all.find('\n', start);
-        if (nl == std::string::npos) nl = all.size();
-        std::string_view line(all.data() + start, nl - start);
-        start = nl + 1;
-        if (!has_prefix(line, " \"")) continue;
-        std::vector<std::string> job = verbose_words(line);
+    for (std::vector<std::string>& job : wrapper_jobs(ran->err + ran->out)) {
         if (has_prefix(base_name(job[0]), "clang-offload-bundler"))
             bundler = job;
         else

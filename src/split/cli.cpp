@@ -72,12 +72,14 @@ void print_plan(const Plan& p) {
 }
 
 /// Prints the plan of an RDC link: every object is unbundled (explain does not
-/// know which compiles are split), each architecture linked on its own.
+/// know which compiles are split), each architecture linked on its own. The
+/// new driver's link is planned from the objects as they are now.
 int explain_link(const Args& a, const char* self) {
     std::string cmd = a.words.size() == 1 ? a.words[0] : compile::join_command(a.words);
-    auto lp = plan_link(compile::analyze_link_string(cmd, a.input), [](const std::string&) {
-        return static_cast<const SplitObject*>(nullptr);
-    });
+    auto lp = plan_link(
+        compile::analyze_link_string(cmd, a.input),
+        [](const std::string&) { return static_cast<const SplitObject*>(nullptr); }, {},
+        LinkInputs::Present);
     if (!lp) {
         std::fprintf(stderr, "%s: %s\n", self, lp.error().text().c_str());
         return 1;

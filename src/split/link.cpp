@@ -3,9 +3,15 @@
 #include "compile/command.h"
 #include "compile/shell.h"
 #include "util/file.h"
+#include "util/subprocess.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <optional>
+#include <unistd.h>
 
 namespace phc::split {
 
@@ -36,11 +42,19 @@ bool has_word(const std::vector<std::string>& job, std::string_view w) {
     return std::find(job.begin() + 1, job.end(), w) != job.end();
 }
 
+/// clang-linker-wrapper linking a program (not the new driver's compile-time
+/// code generation, --emit-fatbin-only).
+bool is_wrapper_link(const std::vector<std::string>& job) {
+    return compile::base_name(job[0]).starts_with("clang-linker-wrapper") &&
+           !has_word(job, "--emit-fatbin-only");
+}
+
 /// Builds the steps, renaming the driver's temporary files as it goes.
 class Planner {
 public:
-    Planner(LinkPlan& plan, const probe::DriverJobs& jobs, const FindSplitObject& find)
-        : plan_(plan), temp_(jobs.temp_dir + "/"), find_(find) {}
+    Planner(LinkPlan& plan, const probe::DriverJobs& jobs, const FindSplitObject& find,
+            const WrapperRun* wrapper)
+        : plan_(plan), temp_(jobs.temp_dir + "/"), find_(find), wrapper_(wrapper) {}
 
     /// Plans every job; false (with `why`) at the first one it cannot reproduce.
     bool run(const std::vector<std::vector<std::string>>& jobs) {
@@ -131,6 +145,7 @@ private:
             return true;
         }
         if (prog.starts_with("llvm-mc")) return fatbin_object(job);
+        if (is_wrapper_link(job)) return wrapper_link(job);
         if (probe::job_word_after(job, "-o") == plan_.analysis.output) {
             Step s = base(StepKind::HostLink, "HIP host link");
             if (!rename(s, job, {})) return false;
@@ -206,19 +221,139 @@ private:
         return true;
     }
 
+    /// The new driver's link: clang-linker-wrapper's device links, one step per
+    /// architecture, then the wrapper itself with their images in place of its
+    /// own device links (--override-image), which bundles, wraps and links.
+    bool wrapper_link(const std::vector<std::string>& job) {
+        if (!wrapper_) return fail("clang-linker-wrapper's device links are not known");
+        const std::string wtemp = wrapper_->temp_dir + "/";
+        std::vector<std::string> images;
+        for (const auto& w : wrapper_->jobs) {
+            std::string_view prog = compile::base_name(w[0]);
+            if (prog.starts_with("clang-offload-bundler") ||
+                probe::job_word_after(w, "-o") == plan_.analysis.output)
+                continue; // the final step runs these itself
+            const std::string arch = value_of(w, "-mcpu=");
+            if (arch.empty()) return fail("clang-linker-wrapper runs '" + std::string(prog) + "'");
+            if (arch.find(':') != std::string::npos)
+                return fail("the wrapper names the images it is given by processor alone, "
+                            "not by target ID ('" +
+                            arch + "')");
+            if (std::find(plan_.archs.begin(), plan_.archs.end(), arch) != plan_.archs.end())
+                return fail("clang-linker-wrapper links " + arch + " twice");
+            Step s = base(StepKind::DeviceLink, "HIP link " + arch);
+            s.arch = arch;
+            const std::string out = plan_.private_dir + "/" + safe_arch(arch) + ".img";
+            for (size_t i = 0; i < w.size(); ++i) {
+                std::string word = w[i];
+                if (i > 0 && w[i - 1] == "-o") {
+                    word = out;
+                    s.outputs.push_back(out);
+                } else if (word.starts_with(wtemp)) {
+                    auto in = device_input(word.substr(wtemp.size()), arch);
+                    if (!in) return false;
+                    word = *in;
+                    s.inputs.push_back(word);
+                } else if (word.find(wrapper_->temp_dir) != std::string::npos) {
+                    return fail("a device link names a temporary file in a form not known");
+                }
+                s.argv.push_back(std::move(word));
+            }
+            if (s.outputs.size() != 1) return fail("a device link writes no one image");
+            images.push_back(out);
+            plan_.archs.push_back(arch);
+            plan_.steps.push_back(std::move(s));
+        }
+        if (images.empty()) return fail("clang-linker-wrapper links no device code");
+        Step s = base(StepKind::HostLink, "HIP host link");
+        s.argv = job;
+        for (const std::string& image : images)
+            s.argv.push_back("--override-image=hip=" + image);
+        s.inputs = images;
+        s.outputs.push_back(plan_.analysis.output);
+        final_ = true;
+        plan_.steps.push_back(std::move(s));
+        return true;
+    }
+
+    /// The file a device link reads for the wrapper's temporary input `name`
+    /// (relative to its temporary folder): a split object's bitcode for a stand-in,
+    /// else the file the wrapper extracted (the link's inputs are present).
+    std::optional<std::string> device_input(const std::string& name, const std::string& arch) {
+        if (wrapper_->stand_ins.empty()) return extracted(name, arch);
+        size_t k = 0;
+        if (std::sscanf(name.c_str(), "phcobj%zu-", &k) != 1 || k >= wrapper_->stand_ins.size() ||
+            !wrapper_->stand_ins[k]) {
+            fail("a device link reads '" + name +
+                 "', not the device code of a split object: clang-linker-wrapper makes it in "
+                 "its own process");
+            return std::nullopt;
+        }
+        const SplitObject& so = *wrapper_->stand_ins[k];
+        if (std::find(so.archs.begin(), so.archs.end(), arch) == so.archs.end()) {
+            fail("a device link for " + arch + " reads " + so.private_dir +
+                 ", whose compile has no such architecture");
+            return std::nullopt;
+        }
+        return so.private_dir + "/" + safe_arch(arch) + ".o";
+    }
+
+    /// Present inputs: the wrapper extracted `name` ("<stem>-<triple>-<arch>-<random>")
+    /// from the input of that stem; a step extracts the same for the plan.
+    std::optional<std::string> extracted(const std::string& name, const std::string& arch) {
+        const std::string* from = nullptr;
+        std::string triple;
+        size_t best = 0;
+        for (const std::string& in : wrapper_->inputs) {
+            std::string_view file = compile::base_name(in);
+            std::string stem(file.substr(0, file.rfind('.')));
+            size_t a = name.find("-" + arch + "-", stem.size());
+            if (!name.starts_with(stem + "-") || a == std::string::npos) continue;
+            if (from && stem.size() == best) {
+                fail("two inputs of the link are named '" + stem + "'");
+                return std::nullopt;
+            }
+            if (stem.size() > best) {
+                from = &in;
+                best = stem.size();
+                triple = name.substr(stem.size() + 1, a - stem.size() - 1);
+            }
+        }
+        if (!from || from->ends_with(".a")) {
+            fail("a device link reads '" + name +
+                 "', neither device code of an object of the link nor a file of the plan: "
+                 "clang-linker-wrapper makes it in its own process");
+            return std::nullopt;
+        }
+        const std::string out = plan_.private_dir + "/x" +
+                                std::to_string(from - wrapper_->inputs.data()) + "-" +
+                                safe_arch(arch) + ".o";
+        if (std::find(extracted_.begin(), extracted_.end(), out) == extracted_.end()) {
+            Step s = base(StepKind::Unbundle, "HIP unbundle " + *from + " for");
+            s.argv = {wrapper_->packer, *from,
+                      "--image=file=" + out + ",triple=" + triple + ",arch=" + arch};
+            s.inputs = {*from};
+            s.outputs = {out};
+            plan_.steps.push_back(std::move(s));
+            extracted_.push_back(out);
+        }
+        return out;
+    }
+
     LinkPlan& plan_;
     std::string temp_;
     const FindSplitObject& find_;
+    const WrapperRun* wrapper_;
+    std::vector<std::string> extracted_;         ///< files the plan's unbundle steps write
     std::map<std::string, std::string> renamed_; ///< temporary file -> its name in the plan
     std::string hipfb_;
     bool final_ = false;
 };
 
-/// The first `-l` library of `argv` that no -L folder nor the system's library
-/// folders hold now ("" when all are found). The driver looks for static
-/// device libraries when it plans the link: one that the build makes later
-/// would be missing from a plan made now.
-std::string missing_library(const std::vector<std::string>& argv, const std::string& cwd) {
+/// The file each `-l` library of `argv` names now, from the -L folders and the
+/// system's library folders ("" for one not found), in command order, with its name.
+std::vector<std::pair<std::string, std::string>> libraries(const std::vector<std::string>& argv,
+                                                           const std::string& cwd) {
     std::vector<std::string> dirs, names;
     for (size_t i = 1; i < argv.size(); ++i) {
         const std::string& w = argv[i];
@@ -233,30 +368,145 @@ std::string missing_library(const std::vector<std::string>& argv, const std::str
     for (const char* d : {"/usr/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/lib",
                           "/usr/local/lib", "/usr/lib64", "/lib64"})
         dirs.emplace_back(d);
+    std::vector<std::pair<std::string, std::string>> out;
     for (const std::string& n : names) {
         std::vector<std::string> files;
         if (n.starts_with(":"))
             files = {n.substr(1)};
         else
-            files = {"lib" + n + ".a", "lib" + n + ".so"};
-        bool found = false;
+            files = {"lib" + n + ".so", "lib" + n + ".a"}; // the linker's preference
+        std::string found;
         for (const std::string& d : dirs)
             for (const std::string& f : files)
-                found = found || util::file_exists(compile::join_path(cwd, d + "/" + f));
-        if (!found) return n;
+                if (found.empty() && util::file_exists(compile::join_path(cwd, d + "/" + f)))
+                    found = d + "/" + f;
+        out.emplace_back(n, found);
     }
+    return out;
+}
+
+/// The first `-l` library of `argv` that no -L folder nor the system's library
+/// folders hold now ("" when all are found). The driver looks for static
+/// device libraries when it plans the link: one that the build makes later
+/// would be missing from a plan made now.
+std::string missing_library(const std::vector<std::string>& argv, const std::string& cwd) {
+    for (const auto& [name, file] : libraries(argv, cwd))
+        if (file.empty()) return name;
     return {};
+}
+
+bool is_shared_library(std::string_view path) {
+    std::string_view name = compile::base_name(path);
+    size_t so = name.find(".so");
+    return so != std::string_view::npos &&
+           (so + 3 == name.size() || name[so + 3] == '.'); // libx.so, libx.so.5.2
+}
+
+/// For a new-driver link planned before its inputs are built: the first input
+/// that may hold device code the plan cannot know (an object whose compile was
+/// not split, a static archive), or "".
+std::string unknown_device_input(const compile::LinkAnalysis& a, const FindSplitObject& find) {
+    for (const compile::ParsedArg& p : a.args)
+        if (p.input && !find(p.value) && !is_shared_library(p.value)) return p.value;
+    for (const auto& [name, file] : libraries(a.command.argv, a.work_dir()))
+        if (!is_shared_library(file)) return "-l" + name;
+    return {};
+}
+
+/// A folder made for one use and removed with everything in it afterwards.
+class TempDir {
+public:
+    TempDir() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/phc-link-XXXXXX";
+        if (::mkdtemp(dir.data())) path_ = dir;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+/// The offload packer beside clang-linker-wrapper `wrapper` ("" when none).
+std::string packer_beside(const std::string& wrapper) {
+    std::string dir(wrapper, 0, wrapper.rfind('/') + 1);
+    for (const char* name : {"llvm-offload-binary", "clang-offload-packager"})
+        if (::access((dir + name).c_str(), X_OK) == 0) return dir + name;
+    return {};
+}
+
+/// Runs clang-linker-wrapper's `job` with --dry-run, its temporary files in a
+/// scratch folder. Planned inputs: each split object is replaced by a stand-in
+/// packed like it (its architectures, stand-in images); present inputs: the
+/// wrapper reads the real ones.
+Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::LinkAnalysis& a,
+                                   const FindSplitObject& find, LinkInputs inputs,
+                                   const TempDir& scratch) {
+    WrapperRun run;
+    run.temp_dir = scratch.path();
+    if (run.temp_dir.empty()) return make_error("cannot create a scratch directory");
+    run.packer = packer_beside(job[0]);
+    if (run.packer.empty()) return run; // no device links: the link is left alone
+    const std::string& packer = run.packer;
+    if (inputs == LinkInputs::Present) {
+        for (size_t i = 1; i < job.size(); ++i)
+            if (!job[i].starts_with("-") && job[i - 1] != "-o" &&
+                util::file_exists(compile::join_path(a.work_dir(), job[i])))
+                run.inputs.push_back(job[i]);
+    } else {
+        // Stand-in device code is bitcode, as the compiles write it: a wrapper
+        // that links bitcode in its own process then shows it (clang 19).
+        const std::string image = run.temp_dir + "/phc-image.bc";
+        const std::string clang = packer.substr(0, packer.rfind('/') + 1) + "clang";
+        auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa",
+                                       "-emit-llvm-bc", "-o", image, "-x", "c", "/dev/null"});
+        if (!made || made->exit_code != 0)
+            return make_error("'" + clang + "' cannot write stand-in device bitcode");
+        for (size_t i = 1; i < job.size(); ++i) {
+            const SplitObject* so = find(job[i]);
+            if (!so) continue;
+            std::string stand_in =
+                run.temp_dir + "/phcobj" + std::to_string(run.stand_ins.size()) + ".o";
+            std::vector<std::string> pack{packer, "-o", stand_in};
+            for (const std::string& arch : so->archs)
+                pack.push_back("--image=file=" + image + ",triple=amdgcn-amd-amdhsa,arch=" + arch +
+                               ",kind=hip");
+            auto packed = util::run_capture(pack);
+            if (!packed || packed->exit_code != 0)
+                return make_error("'" + packer + "' cannot pack stand-in device code");
+            job[i] = stand_in;
+            run.stand_ins.push_back(so);
+        }
+    }
+    std::vector<std::string> argv{"env", "TMPDIR=" + run.temp_dir};
+    argv.insert(argv.end(), a.command.env.begin(), a.command.env.end());
+    argv.insert(argv.end(), job.begin(), job.end());
+    argv.push_back("--dry-run");
+    auto ran = util::run_capture(argv, a.work_dir());
+    if (!ran) return ran.error();
+    if (ran->exit_code != 0)
+        return make_error("clang-linker-wrapper --dry-run failed: " + ran->err.substr(0, 300));
+    run.jobs = probe::wrapper_jobs(ran->err + ran->out);
+    return run;
 }
 
 } // namespace
 
 LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
-                        const FindSplitObject& find, const std::string& private_dir) {
+                        const FindSplitObject& find, const std::string& private_dir,
+                        const WrapperRun* wrapper) {
     LinkPlan plan;
     plan.analysis = std::move(a);
     if (!plan.analysis.decision.split()) return plan;
     plan.private_dir = private_dir.empty() ? plan.analysis.output + ".phc" : private_dir;
-    if (jobs.clang_major >= 19) {
+    const bool new_driver = std::any_of(jobs.jobs.begin(), jobs.jobs.end(), is_wrapper_link);
+    if (jobs.clang_major >= 19 && !new_driver) {
         // clang 19's driver writes the fat binary's assembly from the symbols
         // the host objects leave undefined (__hip_fatbin_<id>): it reads the
         // objects, which do not exist when the build is planned.
@@ -266,7 +516,7 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
                                       "symbols, which the split does not model yet"};
         return plan;
     }
-    Planner p(plan, jobs, find);
+    Planner p(plan, jobs, find, wrapper);
     if (!p.run(jobs.jobs)) {
         plan.steps.clear();
         plan.archs.clear();
@@ -280,7 +530,7 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
 }
 
 Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
-                           const std::string& private_dir) {
+                           const std::string& private_dir, LinkInputs inputs) {
     if (!a.decision.split()) {
         LinkPlan p;
         p.analysis = std::move(a);
@@ -298,7 +548,23 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
     probe::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
     auto jobs = probe::run_driver_jobs(req);
     if (!jobs) return jobs.error();
-    return make_link_plan(std::move(a), *jobs, find, private_dir);
+    auto wrapper = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), is_wrapper_link);
+    if (wrapper == jobs->jobs.end()) return make_link_plan(std::move(a), *jobs, find, private_dir);
+    if (inputs == LinkInputs::Planned) {
+        if (std::string input = unknown_device_input(a, find); !input.empty()) {
+            LinkPlan p;
+            p.analysis = std::move(a);
+            p.analysis.decision = {compile::Reason::LinkUnmodelled,
+                                   "'" + input +
+                                       "' may hold device code that the new driver's link "
+                                       "extracts, and its compile was not split"};
+            return p;
+        }
+    }
+    TempDir scratch;
+    auto run = dry_run_wrapper(*wrapper, a, find, inputs, scratch);
+    if (!run) return run.error();
+    return make_link_plan(std::move(a), *jobs, find, private_dir, &*run);
 }
 
 } // namespace phc::split

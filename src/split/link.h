@@ -8,6 +8,10 @@
 // device links read the per-architecture bitcode and the host link the host
 // object that the compile's steps wrote, instead of unbundling the object:
 // adding an architecture then relinks only that architecture's device code.
+// The new offload driver's link is one clang-linker-wrapper job: its per-
+// architecture device links (read from its --dry-run) become steps, and the
+// wrapper itself, given their images (--override-image), bundles, wraps and
+// links the host code.
 #pragma once
 
 #include "compile/analysis.h"
@@ -29,6 +33,26 @@ struct SplitObject {
 /// The split object a link input names (as the link spells it), or null.
 using FindSplitObject = std::function<const SplitObject*(const std::string&)>;
 
+/// What clang-linker-wrapper (the new offload driver's link) would run for a
+/// link: the commands its --dry-run prints, with the temporary files it names.
+struct WrapperRun {
+    std::vector<std::vector<std::string>> jobs; ///< its commands, in order
+    std::string temp_dir;                       ///< prefix of its temporary files
+    /// Stand-in k (inputs named "phcobj<k>") is this split object's; empty when
+    /// the wrapper read the link's real inputs (LinkInputs::Present).
+    std::vector<const SplitObject*> stand_ins;
+    /// Present inputs: the files the wrapper may extract device code from, and
+    /// the offload packer beside it, which extracts it for the plan's steps.
+    std::vector<std::string> inputs;
+    std::string packer;
+};
+
+/// How a link's inputs are known when it is planned.
+enum class LinkInputs {
+    Planned, ///< regen: not built yet; device code only from split objects' steps
+    Present, ///< the launcher: built; the plan reads them, its files in private_dir
+};
+
 /// The steps of one link.
 struct LinkPlan {
     compile::LinkAnalysis analysis; ///< the command; its decision says whether it is split
@@ -43,12 +67,14 @@ struct LinkPlan {
 /// temporary file the plan cannot reproduce leaves the link alone
 /// (Reason::LinkUnmodelled, naming it).
 LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
-                        const FindSplitObject& find, const std::string& private_dir = {});
+                        const FindSplitObject& find, const std::string& private_dir = {},
+                        const WrapperRun* wrapper = nullptr);
 
-/// Runs the driver's `-###` for a link analysed as Split and plans it, its own
-/// files in `private_dir` ("" = "<output>.phc"). An Error when the driver
-/// cannot be run.
+/// Runs the driver's `-###` for a link analysed as Split (and, for the new
+/// driver, clang-linker-wrapper's --dry-run) and plans it, its own files in
+/// `private_dir` ("" = "<output>.phc"). An Error when the driver cannot be run.
 Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
-                           const std::string& private_dir = {});
+                           const std::string& private_dir = {},
+                           LinkInputs inputs = LinkInputs::Planned);
 
 } // namespace phc::split

@@ -4,8 +4,8 @@
 # and the host compile in one wave, then the bundle) and the RDC link split (one
 # device link per architecture); every object identical to the driver's own
 # compile with the same CUID, the executable identical to the driver's link of
-# the same objects; a device link failing for one architecture fails the build
-# with lld's message.
+# the same objects; the same with clang 22's new offload driver; a device link
+# failing for one architecture fails the build with lld's message.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 L=$(dirname "$PHC")/phc-launch
 W=$(suite_dir launch_rdc)
@@ -66,6 +66,38 @@ cmp -s "$W/ref_app_ar" app_ar || fail "app_ar (-ldev) differs from the driver's 
 "$PHC" explain -- clang++-15 $LFLAGS obj/kernels.o -L. -lnotyet -o x | grep -q "link-unmodelled: -lnotyet is not there yet" ||
   fail "a -l library that does not exist yet does not leave the link alone"
 pass "a link with a static device library (-ldev) splits identically; one not built yet is left alone"
+
+# The new offload driver (clang 22): compiles split into device bitcode, the
+# packer and the host compile; the link into one device link per architecture
+# (the objects' device code extracted as the wrapper extracts it) and the
+# wrapper given their images.
+C22=/usr/lib/llvm-22/bin/clang++
+NCFLAGS="-x hip $HIP_FLAGS_DEFAULT -O2 --offload-new-driver -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a"
+NLFLAGS="--rocm-path=/usr --offload-new-driver -fgpu-rdc --hip-link --offload-arch=gfx906 --offload-arch=gfx90a"
+mkdir -p nd
+cat >Makefile.nd <<M
+OBJS := nd/math.o nd/table.o nd/kernels.o nd/main.o
+nd/app: \$(OBJS)
+	+\$(LAUNCH) $C22 $NLFLAGS \$(OBJS) -o \$@
+nd/%.o: %.hip rdc.h
+	+\$(LAUNCH) $C22 $NCFLAGS -c \$< -o \$@
+M
+PHC_NINJA_TRACE=$W/trace_nd.log make -f Makefile.nd -j4 LAUNCH="$L" >"$W/make_nd.out" 2>&1 ||
+  fail "make -j4 of the new-driver build failed: $(cat "$W/make_nd.out")"
+for a in gfx906 gfx90a; do
+  grep -q "nd/app::link $a" "$W/trace_nd.log" || fail "no new-driver device link step for $a: $(cat "$W/trace_nd.log")"
+done
+for name in math table kernels main; do
+  # shellcheck disable=SC2086
+  cuid=$("$PHC" explain -- $C22 $NCFLAGS -c "$name.hip" -o "nd/$name.o" | sed -n 's/^# cuid: //p')
+  # shellcheck disable=SC2086
+  $C22 $NCFLAGS -cuid="$cuid" -c "$name.hip" -o "$W/ref.o" 2>/dev/null || fail "reference compile of $name failed"
+  cmp -s "$W/ref.o" "nd/$name.o" || fail "nd/$name.o differs from the driver's compile (cuid $cuid)"
+done
+# shellcheck disable=SC2086
+$C22 $NLFLAGS nd/math.o nd/table.o nd/kernels.o nd/main.o -o "$W/ref_nd" 2>/dev/null || fail "the driver's new-driver link failed"
+cmp -s "$W/ref_nd" nd/app || fail "nd/app differs from the driver's link of the same objects"
+pass "the new offload driver through phc-launch: objects and the link split, identical"
 
 # A device link failing for gfx90a only fails the link with lld's message.
 cat >>kernels.hip <<'K'

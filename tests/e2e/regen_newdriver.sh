@@ -5,6 +5,11 @@
 # (which runs the old driver's jobs for it): objects byte-identical to the
 # driver's own compile with the same CUID, no-op after the build, a header only
 # device code reads rebuilds that object's device edges and code generation.
+# Then -fgpu-rdc (clang 22 and 19): compiles split into device bitcode, the
+# packer and the host compile; clang 22's links into one device link per
+# architecture and the wrapper's own bundling and host link (clang 19's wrapper
+# links in its own process: left alone), identical to the driver's; a failing
+# device link shows lld's message for its architecture.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 export PHC_REGEN_VERIFY=1
 dir=$(suite_dir regen_newdriver)
@@ -75,3 +80,105 @@ ninja >/dev/null 2>&1 || fail "rebuild failed"
 identical out/k22.o k.hip "$C22" $SHIM --offload-arch=gfx906 --offload-arch=gfx90a
 expect_no_work "$dir" "after the rebuild"
 pass "a header change rebuilds device code, code generation, bundle and host; identical"
+
+# Relocatable device code: two programs (clang 22, clang 19), each of two objects
+# that share a device function, and a third whose device code does not link for one
+# architecture.
+rdc=$dir/rdc
+mkdir -p "$rdc"
+cd "$rdc" || exit 1
+cat >a.hip <<'K'
+#include <hip/hip_runtime.h>
+__device__ int helper(int x) { return 3 * x + 1; }
+static __device__ int counter;
+static __global__ void bump() { atomicAdd(&counter, helper(1)); }
+void launch_a() { bump<<<1, 1>>>(); }
+K
+cat >b.hip <<'K'
+#include <hip/hip_runtime.h>
+extern __device__ int helper(int);
+__global__ void use(int* p) { p[threadIdx.x] = helper(p[threadIdx.x]); }
+void launch_a();
+int main() { launch_a(); use<<<1, 1>>>(nullptr); return 0; }
+K
+cat >c.hip <<'K'
+#include <hip/hip_runtime.h>
+#if !defined(__gfx90a__)
+__device__ int helper(int x) { return x; }
+#endif
+K
+cat >build.ninja <<R
+rule rdc
+  command = \$cc $HIP_FLAGS_DEFAULT -O2 --offload-new-driver -fgpu-rdc \$flags -MD -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+  description = CC \$out
+rule link
+  command = \$cc --rocm-path=/usr --offload-new-driver -fgpu-rdc --hip-link \$flags \$in -o \$out
+  description = LINK \$out
+build a22.o: rdc a.hip
+  cc = $C22
+  flags = $SHIM --offload-arch=gfx906 --offload-arch=gfx90a
+build b22.o: rdc b.hip
+  cc = $C22
+  flags = $SHIM --offload-arch=gfx906 --offload-arch=gfx90a
+build app22: link a22.o b22.o
+  cc = $C22
+  flags = --offload-arch=gfx906 --offload-arch=gfx90a
+build a19.o: rdc a.hip
+  cc = $C19
+  flags = --offload-arch=gfx906 --offload-arch=gfx90a
+build b19.o: rdc b.hip
+  cc = $C19
+  flags = --offload-arch=gfx906 --offload-arch=gfx90a
+build app19: link a19.o b19.o
+  cc = $C19
+  flags = --offload-arch=gfx906 --offload-arch=gfx90a
+build c22.o: rdc c.hip
+  cc = $C22
+  flags = $SHIM --offload-arch=gfx906 --offload-arch=gfx90a
+build bad22: link c22.o b22.o
+  cc = $C22
+  flags = --offload-arch=gfx906 --offload-arch=gfx90a
+R
+"$PHC" regen --device-jobs 1 >regen.out || fail "rdc regen failed: $(cat regen.out)"
+# clang 19's wrapper links the bitcode in its own process (its LTO): its link is
+# left alone, saying so, and built by the driver.
+"$PHC" regen --dry-run --explain >explain.out 2>&1 || fail "regen --explain failed: $(cat explain.out)"
+grep -q "app19.*link-unmodelled.*in its own process" explain.out ||
+  fail "app19's link is not left alone for the wrapper's own LTO: $(cat explain.out)"
+for l in app22 bad22; do
+  for a in gfx906 gfx90a; do
+    grep -q "HIP link $a $l\$" build.ninja || fail "no device link edge for $a of $l: $(cat regen.out)"
+  done
+done
+ninja app22 app19 >ninja.out 2>&1 || fail "rdc build failed: $(cat ninja.out)"
+identical a22.o a.hip "$C22" -fgpu-rdc $SHIM --offload-arch=gfx906 --offload-arch=gfx90a
+identical b22.o b.hip "$C22" -fgpu-rdc $SHIM --offload-arch=gfx906 --offload-arch=gfx90a
+identical a19.o a.hip "$C19" -fgpu-rdc --offload-arch=gfx906 --offload-arch=gfx90a
+for l in 22 19; do
+  cc=$C22
+  [ "$l" = 19 ] && cc=$C19
+  "$cc" --rocm-path=/usr --offload-new-driver -fgpu-rdc --hip-link --offload-arch=gfx906 \
+    --offload-arch=gfx90a "a$l.o" "b$l.o" -o "ref$l" 2>/dev/null || fail "driver link $l failed"
+  cmp -s "ref$l" "app$l" || fail "app$l differs from the driver's own link of the same objects"
+done
+w=$(ninja -n app22 app19)
+expect_eq "ninja -n app22 app19 after the RDC build" "ninja: no work to do." "$w"
+pass "new-driver RDC objects and programs (clang 22 and 19) identical to the driver's"
+
+# One source touched: its own edges and the link's, nothing of the other object.
+touch a.hip
+w=$(ninja -n app22 app19)
+grep -q "HIP gfx906 a22.o" <<<"$w" || fail "touching a.hip does not recompile a22.o: $w"
+grep -q "HIP link gfx90a app22" <<<"$w" || fail "touching a.hip does not relink app22: $w"
+! grep -q "b22.o" <<<"$w" || fail "touching a.hip rebuilds b22.o: $w"
+ninja app22 app19 >/dev/null 2>&1 || fail "rebuild after touching a.hip failed"
+pass "touching a source rebuilds its own edges and the links only"
+
+# A device link that fails for one architecture fails with lld's message for it.
+if ninja bad22 >bad.out 2>&1; then fail "bad22 linked although helper is missing for gfx90a"; fi
+grep -q "FAILED: .*bad22.phc/gfx90a" bad.out || fail "the failing edge is not gfx90a's link: $(cat bad.out)"
+grep -q "undefined.*helper" bad.out || fail "no lld message naming helper: $(cat bad.out)"
+[ ! -e bad22 ] || fail "bad22 exists after its link failed"
+pass "a device link failing for one architecture shows lld's message"

@@ -40,7 +40,10 @@ TEST_CASE("link analysis: RDC HIP links are split, others left alone with a reas
     CHECK(code("clang++-15 -fgpu-rdc --hip-link --offload-arch=gfx906 a.o") == "single-arch");
     CHECK(code("clang++-15 -fgpu-rdc --hip-link -save-temps --offload-arch=gfx906 "
                "--offload-arch=gfx90a a.o") == "save-temps");
-    CHECK(code("clang++-15 -fgpu-rdc --hip-link --offload-new-driver --offload-arch=gfx906 "
+    // The new driver's link: its jobs (clang-linker-wrapper) decide.
+    CHECK(code("clang++-22 -fgpu-rdc --hip-link --offload-new-driver --offload-arch=gfx906 "
+               "--offload-arch=gfx90a a.o") == "split");
+    CHECK(code("clang++-22 -fgpu-rdc --hip-link -foffload-via-llvm --offload-arch=gfx906 "
                "--offload-arch=gfx90a a.o") == "new-driver");
     CHECK(code("g++ a.o -o app") == "unknown-compiler");
 }
@@ -111,4 +114,127 @@ TEST_CASE("link plan: jobs it cannot reproduce leave the link alone, saying whic
     unknown_temp.jobs.back().push_back("/scratch/nobody-wrote-this.o");
     CHECK(make_link_plan(link(), unknown_temp, none).analysis.decision.reason ==
           compile::Reason::LinkUnmodelled);
+}
+
+namespace {
+
+const std::string kWrapper = "/usr/lib/llvm-22/bin/clang-linker-wrapper";
+
+/// The new driver's link of a.o and b.o: one clang-linker-wrapper job.
+compile::DriverJobs wrapper_link_jobs() {
+    compile::DriverJobs j;
+    j.clang_major = 22;
+    j.temp_dir = "/tmp/phc-probe-1";
+    j.jobs = {{kWrapper, "--should-extract=gfx906", "--should-extract=gfx90a",
+               "--device-compiler=amdgcn-amd-amdhsa=-flto-partitions=8",
+               "--host-triple=x86_64-pc-linux-gnu", "--linker-path=/usr/bin/ld", "-o", "bin/app",
+               "a.o", "b.o", "-lamdhip64"}};
+    return j;
+}
+
+/// What the wrapper's --dry-run prints for stand-ins of a.o (phcobj0) and b.o (phcobj1).
+WrapperRun wrapper_run(const std::vector<const SplitObject*>& stand_ins) {
+    WrapperRun w;
+    w.temp_dir = "/tmp/phc-link-1";
+    w.stand_ins = stand_ins;
+    for (const char* arch : {"gfx906", "gfx90a"}) {
+        std::string a = arch;
+        w.jobs.push_back(
+            {"/usr/lib/llvm-22/bin/clang", "--no-default-config", "-o",
+             "/tmp/phc-link-1/app.amdgcn." + a + "-1a2b3c.img", "-dumpdir",
+             "app.amdgcn." + a + ".img.", "--target=amdgcn-amd-amdhsa", "-mcpu=" + a, "-flto",
+             "-Wl,--no-undefined", "/tmp/phc-link-1/phcobj0-amdgcn-amd-amdhsa-" + a + "-4d5e6f.o",
+             "/tmp/phc-link-1/phcobj1-amdgcn-amd-amdhsa-" + a + "-7a8b9c.o", "-flto-partitions=8"});
+    }
+    w.jobs.push_back({"/usr/lib/llvm-22/bin/clang-offload-bundler", "-type=o",
+                      "-output=/tmp/phc-link-1/app-1.hipfb"});
+    w.jobs.push_back({"/usr/bin/ld", "-o", "bin/app", "/tmp/phc-link-1/app.hip.image.wrapper.o"});
+    return w;
+}
+
+compile::LinkAnalysis new_driver_link() {
+    return compile::analyze_link_string("clang++-22 -fgpu-rdc --hip-link --offload-new-driver "
+                                        "--offload-arch=gfx906 --offload-arch=gfx90a a.o b.o "
+                                        "-o bin/app",
+                                        {});
+}
+
+} // namespace
+
+TEST_CASE("link plan: the new driver's device links from the wrapper, then the wrapper itself") {
+    const SplitObject a{"a.o.phc", {"gfx906", "gfx90a"}}, b{"b.o.phc", {"gfx906", "gfx90a"}};
+    auto find = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
+    WrapperRun run = wrapper_run({&a, &b});
+    LinkPlan p = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, {}, &run);
+    REQUIRE_MESSAGE(p.split(), p.analysis.decision.text);
+    CHECK(p.archs == Strings{"gfx906", "gfx90a"});
+    REQUIRE(p.steps.size() == 3);
+    const Step* d = find_kind(p, StepKind::DeviceLink, 1);
+    REQUIRE(d);
+    CHECK(d->arch == "gfx90a");
+    CHECK(d->inputs == Strings{"a.o.phc/gfx90a.o", "b.o.phc/gfx90a.o"});
+    CHECK(d->outputs == Strings{"bin/app.phc/gfx90a.img"});
+    CHECK(std::find(d->argv.begin(), d->argv.end(), "bin/app.phc/gfx90a.img") != d->argv.end());
+    for (const std::string& w : d->argv)
+        CHECK(w.find("/tmp/") == std::string::npos);
+    const Step* h = find_kind(p, StepKind::HostLink);
+    REQUIRE(h);
+    CHECK(h->outputs == Strings{"bin/app"});
+    CHECK(h->inputs == Strings{"bin/app.phc/gfx906.img", "bin/app.phc/gfx90a.img"});
+    CHECK(h->argv.front() == kWrapper);
+    CHECK(h->argv[h->argv.size() - 2] == "--override-image=hip=bin/app.phc/gfx906.img");
+    CHECK(h->argv.back() == "--override-image=hip=bin/app.phc/gfx90a.img");
+
+    SUBCASE("an architecture a split object lacks leaves the link alone") {
+        const SplitObject narrow{"b.o.phc", {"gfx906"}};
+        WrapperRun r = wrapper_run({&a, &narrow});
+        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, {}, &r);
+        CHECK_FALSE(q.split());
+        CHECK(q.analysis.decision.reason == compile::Reason::LinkUnmodelled);
+        CHECK(q.analysis.decision.text.find("no such architecture") != std::string::npos);
+    }
+    SUBCASE("without the wrapper's dry run the link is left alone") {
+        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find);
+        CHECK_FALSE(q.split());
+        CHECK(q.analysis.decision.reason == compile::Reason::LinkUnmodelled);
+    }
+    SUBCASE("target IDs with features are left alone") {
+        WrapperRun r = wrapper_run({&a, &b});
+        r.jobs[1][7] = "-mcpu=gfx90a:xnack+";
+        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, {}, &r);
+        CHECK_FALSE(q.split());
+        CHECK(q.analysis.decision.text.find("target ID") != std::string::npos);
+    }
+}
+
+TEST_CASE("link plan: the new driver's link of present inputs extracts their device code") {
+    auto find = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
+    WrapperRun run = wrapper_run({});
+    run.inputs = {"/lib/crt1.o", "objs/phcobj0.o", "phcobj1.o"};
+    run.packer = "/usr/lib/llvm-22/bin/llvm-offload-binary";
+    LinkPlan p = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
+    REQUIRE_MESSAGE(p.split(), p.analysis.decision.text);
+    size_t unbundles = 0;
+    for (const Step& s : p.steps)
+        unbundles += s.kind == StepKind::Unbundle;
+    CHECK(unbundles == 4); // two objects x two architectures, each once
+    const Step* u = find_kind(p, StepKind::Unbundle);
+    REQUIRE(u);
+    CHECK(u->argv == Strings{run.packer, "objs/phcobj0.o",
+                             "--image=file=priv/x1-gfx906.o,triple=amdgcn-amd-amdhsa,arch=gfx906"});
+    const Step* d = find_kind(p, StepKind::DeviceLink);
+    REQUIRE(d);
+    CHECK(d->inputs == Strings{"priv/x1-gfx906.o", "priv/x2-gfx906.o"});
+
+    SUBCASE("two inputs of one name are ambiguous") {
+        run.inputs = {"x/phcobj0.o", "y/phcobj0.o", "phcobj1.o"};
+        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
+        CHECK_FALSE(q.split());
+        CHECK(q.analysis.decision.text.find("two inputs") != std::string::npos);
+    }
+    SUBCASE("device code from an archive is not modelled") {
+        run.inputs = {"libphcobj0.a", "phcobj0.a", "phcobj1.o"};
+        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
+        CHECK_FALSE(q.split());
+    }
 }
