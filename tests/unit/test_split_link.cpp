@@ -121,8 +121,8 @@ namespace {
 const std::string kWrapper = "/usr/lib/llvm-22/bin/clang-linker-wrapper";
 
 /// The new driver's link of a.o and b.o: one clang-linker-wrapper job.
-compile::DriverJobs wrapper_link_jobs() {
-    compile::DriverJobs j;
+probe::DriverJobs wrapper_link_jobs() {
+    probe::DriverJobs j;
     j.clang_major = 22;
     j.temp_dir = "/tmp/phc-probe-1";
     j.jobs = {{kWrapper, "--should-extract=gfx906", "--should-extract=gfx90a",
