@@ -5,6 +5,7 @@
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "regen/regen.h"
+#include "scratch.h"
 #include "util/file.h"
 
 #include <doctest/doctest.h>
@@ -191,8 +192,8 @@ TEST_CASE("summary line") {
 }
 
 TEST_CASE("regen on several threads writes exactly what one thread writes") {
-    char dir[] = "/tmp/phc-regen-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
+    test::InScratch in("phc-regen");
+    const std::string& dir = in.dir();
     // 120 edges: split ones (two architectures), single-architecture ones left
     // alone, and plain C++ ones, interleaved; probed once with the real clang-15.
     std::string text = "rule CXX\n  command = $LAUNCHER /usr/bin/clang++-15 $FLAGS -c $in -o $out\n"
@@ -208,14 +209,10 @@ TEST_CASE("regen on several threads writes exactly what one thread writes") {
         text += "build obj/k" + n + ".o: CXX src/k" + n + (i % 3 == 2 ? ".cpp" : ".hip") +
                 "\n  FLAGS = " + flags + " -DN=" + n + "\n";
     }
-    REQUIRE(util::write_file_atomic(std::string(dir) + "/build.ninja", text).ok());
-    char old_cwd[4096];
-    REQUIRE(::getcwd(old_cwd, sizeof old_cwd) != nullptr);
-    REQUIRE(::chdir(dir) == 0);
+    REQUIRE(util::write_file_atomic(dir + "/build.ninja", text).ok());
     std::string out[2];
     for (int threads : {1, 3}) {
         regen::Options o;
-        o.prober = test::fake_prober();
         o.prober = test::fake_prober();
         o.output = threads == 1 ? "one.ninja" : "many.ninja";
         o.threads = threads;
@@ -234,8 +231,6 @@ TEST_CASE("regen on several threads writes exactly what one thread writes") {
     }
     CHECK(out[0].size() > text.size());
     CHECK(out[0] == out[1]);
-    REQUIRE(::chdir(old_cwd) == 0);
-    CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
 }
 
 TEST_CASE("the planner's own steps are templated, with paths in the build directory") {
@@ -299,30 +294,6 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
 
 namespace {
 
-/// A fresh scratch directory that is the current directory while this lives
-/// (regen works in the current directory), removed afterwards.
-class InScratch {
-public:
-    InScratch() {
-        REQUIRE(::getcwd(old_, sizeof old_) != nullptr);
-        char dir[] = "/tmp/phc-regen-XXXXXX";
-        REQUIRE(::mkdtemp(dir) != nullptr);
-        dir_ = dir;
-        REQUIRE(::chdir(dir) == 0);
-    }
-    ~InScratch() {
-        (void)::chdir(old_);
-        (void)std::system(("rm -rf " + dir_).c_str());
-    }
-    InScratch(const InScratch&) = delete;
-    InScratch& operator=(const InScratch&) = delete;
-    const std::string& dir() const { return dir_; }
-
-private:
-    char old_[4096];
-    std::string dir_;
-};
-
 /// A HIP compile rule for two architectures with clang-15 ($CC), extra $FLAGS.
 constexpr const char* kHipRule =
     "CC = clang++-15\nrule HIP\n  command = $CC -x hip --rocm-path=/usr "
@@ -380,7 +351,7 @@ size_t count(const std::string& text, std::string_view what) {
 } // namespace
 
 TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fails") {
-    InScratch in;
+    test::InScratch in;
     write_fake_clang();
     write("build.ninja", fake_clang_rule() +
                              "build a.o: HIP a.hip\n"
@@ -427,7 +398,7 @@ TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fai
 }
 
 TEST_CASE("probe errors quote the command cut short, never the whole argv") {
-    InScratch in;
+    test::InScratch in;
     write_fake_clang();
     std::string defines;
     for (int i = 0; i < 20000; ++i)
@@ -449,7 +420,7 @@ TEST_CASE("probe errors quote the command cut short, never the whole argv") {
 }
 
 TEST_CASE("split files an existing edge already writes or reads: the edge is left alone") {
-    InScratch in;
+    test::InScratch in;
     write("build.ninja", std::string(kHipRule) + "rule cp\n  command = cp $in $out\n"
                                                  "build a.o: HIP a.hip\n"
                                                  "build b.o: HIP b.hip\n"
@@ -479,7 +450,7 @@ TEST_CASE("split files an existing edge already writes or reads: the edge is lef
 
 TEST_CASE(
     "links and custom commands that look like HIP are other edges, not HIP edges left alone") {
-    InScratch in;
+    test::InScratch in;
     write("build.ninja",
           std::string(kHipRule) +
               "rule LINK\n  command = : && clang++-15 --offload-arch=gfx906 --offload-arch=gfx90a "
@@ -507,7 +478,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a probe cache folder that cannot be made does not stop regen") {
-    InScratch in;
+    test::InScratch in;
     write("build.ninja", std::string(kHipRule) + "build a.o: HIP a.hip\n");
     write(".phc-ninja", "not a folder\n"); // as a read-only build directory would refuse it
     regen::Options o;
@@ -524,7 +495,7 @@ TEST_CASE("a probe cache folder that cannot be made does not stop regen") {
 }
 
 TEST_CASE("regen recognises its own output without its first line") {
-    InScratch in;
+    test::InScratch in;
     const std::string cmake = std::string(kHipRule) +
                               "rule RERUN_CMAKE\n  command = cmake --regenerate-during-build\n"
                               "  generator = 1\n"
@@ -558,7 +529,7 @@ TEST_CASE("regen recognises its own output without its first line") {
 }
 
 TEST_CASE("Ninja Multi-Config: one regen rewrites every configuration, and their shared hook") {
-    InScratch in;
+    test::InScratch in;
     REQUIRE(util::make_dirs("CMakeFiles").ok());
     write("CMakeCache.txt", "CMAKE_CONFIGURATION_TYPES:STRING=Debug;Release\n"
                             "CMAKE_GENERATOR:INTERNAL=Ninja Multi-Config\n");
@@ -616,7 +587,7 @@ TEST_CASE("Ninja Multi-Config: one regen rewrites every configuration, and their
 
 TEST_CASE(
     "--only and --skip: other objects are left alone (not-selected), and the hook keeps them") {
-    InScratch in;
+    test::InScratch in;
     write("build.ninja", std::string(kHipRule) +
                              "build obj/big.o: HIP big.hip\n"
                              "build obj/small.o: HIP small.hip\n"

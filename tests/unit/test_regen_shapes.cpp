@@ -3,6 +3,7 @@
 // (fake_probe.h: recorded results, no compiler runs).
 #include "regen/regen.h"
 #include "regen_run.h"
+#include "scratch.h"
 #include "util/file.h"
 
 #include <doctest/doctest.h>
@@ -102,12 +103,8 @@ rule HIPSRC
 } // namespace
 
 TEST_CASE("plans reused per edge shape give exactly the edges planned one by one") {
-    char dir[] = "/tmp/phc-shapes-XXXXXX";
-    REQUIRE(::mkdtemp(dir) != nullptr);
-    const size_t reusable = write_manifest(dir);
-    char old_cwd[4096];
-    REQUIRE(::getcwd(old_cwd, sizeof old_cwd) != nullptr);
-    REQUIRE(::chdir(dir) == 0);
+    test::InScratch in("phc-shapes");
+    const size_t reusable = write_manifest(in.dir());
     for (int device_jobs : {0, 2}) {
         CAPTURE(device_jobs);
         auto each = test::run_regen("build.ninja", "each.ninja", false, false, device_jobs);
@@ -136,6 +133,4 @@ TEST_CASE("plans reused per edge shape give exactly the edges planned one by one
         CHECK(shaped.text.find("-DOBJ=obj/v1_2.o ") != std::string::npos);
         CHECK(shaped.text.find("build obj/v8_1.phc/gfx90a.o: ") != std::string::npos);
     }
-    REQUIRE(::chdir(old_cwd) == 0);
-    CHECK(system(("rm -rf " + std::string(dir)).c_str()) == 0);
 }

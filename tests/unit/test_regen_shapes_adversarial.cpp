@@ -8,6 +8,7 @@
 #include "compile/analysis.h"
 #include "regen/regen.h"
 #include "regen_run.h"
+#include "scratch.h"
 #include "split/plan.h"
 #include "util/file.h"
 #include "util/hash.h"
@@ -32,37 +33,15 @@ constexpr std::string_view kRocm = "--rocm-path=/usr "
 constexpr std::string_view kArchs = "--offload-arch=gfx906 --offload-arch=gfx90a";
 
 /// The shared directory, removed when the test binary exits.
-struct WorkDir {
-    std::string path;
-    WorkDir() {
-        char dir[] = "/tmp/phc-shapes-adv-XXXXXX";
-        if (::mkdtemp(dir) != nullptr) path = dir;
-    }
-    ~WorkDir() {
-        std::error_code ec;
-        if (!path.empty()) std::filesystem::remove_all(path, ec);
-    }
-};
-
 const std::string& work_dir() {
-    static WorkDir dir;
-    REQUIRE(!dir.path.empty());
-    return dir.path;
+    static test::ScratchDir dir("phc-shapes-adv");
+    return dir.path();
 }
 
 /// Runs the enclosing scope in the work directory (regen works in the current one).
-class InWorkDir {
+class InWorkDir : public test::InDir {
 public:
-    InWorkDir() {
-        REQUIRE(::getcwd(old_, sizeof old_) != nullptr);
-        REQUIRE(::chdir(work_dir().c_str()) == 0);
-    }
-    ~InWorkDir() { (void)::chdir(old_); }
-    InWorkDir(const InWorkDir&) = delete;
-    InWorkDir& operator=(const InWorkDir&) = delete;
-
-private:
-    char old_[4096];
+    InWorkDir() : test::InDir(work_dir()) {}
 };
 
 std::string replace_all(std::string s, std::string_view from, std::string_view to) {

@@ -1,3 +1,4 @@
+#include "scratch.h"
 #include "util/file.h"
 #include "util/hash.h"
 #include "util/subprocess.h"
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <pthread.h>
+#include <stdexcept>
 #include <string>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -545,4 +547,20 @@ TEST_CASE("run_capture returns exit code and both streams") {
     auto missing = util::run_capture({"phc-no-such-program-xyz"});
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.error().message == "error: phc-no-such-program-xyz: command not found");
+}
+
+TEST_CASE("test helpers: a scratch directory is left and removed however the scope ends") {
+    const auto before = std::filesystem::current_path();
+    std::string dir;
+    CHECK_THROWS_AS(
+        [&] {
+            phc::test::InScratch in;
+            dir = in.dir();
+            CHECK(std::filesystem::current_path() == dir);
+            throw std::runtime_error("as a failed REQUIRE throws");
+        }(),
+        std::runtime_error);
+    CHECK(std::filesystem::current_path() == before);
+    CHECK_FALSE(dir.empty());
+    CHECK_FALSE(std::filesystem::exists(dir));
 }
