@@ -11,24 +11,29 @@
 
 namespace phc::ninja {
 
-/// One file's text, followed by a NUL: either owned as a string, or a read-only
+/// NUL bytes after every text the Lexer reads: it scans 16 bytes at a time from
+/// where it is, so it may read up to 15 bytes past the NUL that ends the text.
+inline constexpr size_t kTextPadding = 16;
+
+/// One file's text, followed by kTextPadding NULs: either owned as a string, or a read-only
 /// mapping of the file (loading a big manifest then copies nothing and takes
 /// no page fault per 4 KiB of text).
 class SourceText {
 public:
-    explicit SourceText(std::string text) : owned_(std::move(text)) {}
+    /// Takes `text`, padded with kTextPadding NULs (see Lexer).
+    explicit SourceText(std::string text) : owned_(std::move(text)), size_(owned_.size()) {
+        owned_.append(kTextPadding, '\0');
+    }
     /// Takes over `mapped`, a mapping of `mapped_size` bytes whose first `size`
-    /// are the text and the rest zero (at least one byte).
+    /// are the text and the rest zero (at least kTextPadding bytes).
     SourceText(const char* mapped, size_t size, size_t mapped_size)
         : mapped_(mapped), size_(size), mapped_size_(mapped_size) {}
     SourceText(SourceText&& o) noexcept;
     SourceText& operator=(SourceText&&) = delete;
     ~SourceText();
 
-    /// The text (without the NUL after it). Owned text moves with the object.
-    std::string_view text() const {
-        return mapped_ ? std::string_view(mapped_, size_) : std::string_view(owned_);
-    }
+    /// The text (without the NULs after it). Owned text moves with the object.
+    std::string_view text() const { return {mapped_ ? mapped_ : owned_.data(), size_}; }
 
 private:
     std::string owned_;

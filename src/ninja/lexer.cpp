@@ -32,25 +32,20 @@ Token keyword(std::string_view w) {
 }
 
 #if defined(__SSE2__)
-/// Bit i set when block[i] is one of `Stops`, for the 16 bytes of an aligned block.
-template <char... Stops> [[gnu::no_sanitize_address]] unsigned stop_mask(const char* block) {
-    __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(block));
+/// Bit i set when p[i] is one of `Stops`, for the 16 bytes from p.
+template <char... Stops> unsigned stop_mask(const char* p) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     __m128i hit = _mm_setzero_si128();
     ((hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(Stops)))), ...);
     return static_cast<unsigned>(_mm_movemask_epi8(hit));
 }
 
 /// The first byte at or after `p` that is one of `Stops`, which must hold '\0'
-/// (the text ends in one). Reads whole aligned 16-byte blocks: they never cross
-/// a page, so the bytes read around the text are readable, but ASan would object.
-template <char... Stops> [[gnu::no_sanitize_address]] const char* skip_text(const char* p) {
-    auto offset = static_cast<unsigned>(reinterpret_cast<uintptr_t>(p) & 15);
-    const char* block = p - offset;
-    if (unsigned mask = stop_mask<Stops...>(block) >> offset) return p + __builtin_ctz(mask);
-    for (;;) {
-        block += 16;
-        if (unsigned mask = stop_mask<Stops...>(block)) return block + __builtin_ctz(mask);
-    }
+/// (the text ends in one). Reads 16 bytes at a time, so up to 15 past that NUL:
+/// the text is padded (kTextPadding).
+template <char... Stops> const char* skip_text(const char* p) {
+    for (;; p += 16)
+        if (unsigned mask = stop_mask<Stops...>(p)) return p + __builtin_ctz(mask);
 }
 #else
 template <char... Stops> const char* skip_text(const char* p) {

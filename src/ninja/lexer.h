@@ -3,6 +3,7 @@
 // NUL-terminated buffer. Errors point at the last token read, as ninja's do.
 #pragma once
 
+#include "ninja/arena.h"
 #include "ninja/eval_string.h"
 #include "util/error.h"
 
@@ -54,8 +55,9 @@ inline bool is_simple_varname_char(char c) {
     return c != '.' && is_varname_char(c);
 }
 
-/// Splits one file's text into tokens. `text.data()[text.size()]` must be '\0'
-/// (std::string storage guarantees it); an embedded NUL ends the input as in ninja.
+/// Splits one file's text into tokens. The text must be followed by
+/// kTextPadding NULs (SourceText gives them: the lexer reads 16 bytes at a
+/// time); an embedded NUL ends the input as in ninja.
 class Lexer {
 public:
     Lexer(std::string_view filename, std::string_view text);

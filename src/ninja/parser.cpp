@@ -572,7 +572,7 @@ Result<std::string> read_fd(int fd, size_t size_hint) {
 }
 
 /// Reads a file from disk: mapped when it is a regular file whose last page has
-/// room for the NUL after the text (the kernel zero-fills the rest of it),
+/// room for the kTextPadding NULs after the text (the kernel zero-fills the rest of it),
 /// else read into a string. A mapped file truncated by another process while
 /// the manifest lives would fault; manifests are replaced by rename (CMake,
 /// regen's write_file_atomic), not rewritten in place.
@@ -582,7 +582,7 @@ Result<SourceText> read_disk_file(const std::string& path) {
     struct stat st {};
     size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
     auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    if (S_ISREG(st.st_mode) && size > 0 && size % page != 0) {
+    if (S_ISREG(st.st_mode) && size > 0 && page - size % page >= kTextPadding) {
         void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         // The byte after the text must be the kernel's zero fill: a file that grew
         // since fstat() is read instead.

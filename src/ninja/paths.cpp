@@ -1,5 +1,6 @@
 #include "ninja/paths.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
@@ -84,14 +85,20 @@ std::string canonicalize_path(std::string_view path) {
 
 namespace {
 
+/// True when `c` needs no shell quoting: [A-Za-z0-9_+-./].
+bool safe_char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '+' || c == '-' || c == '.' || c == '/';
+}
+
 #if defined(__SSE2__)
-/// Bit i set when block[i] is outside [A-Za-z0-9_+-./], for an aligned 16-byte block.
-[[gnu::no_sanitize_address]] unsigned unsafe_mask(const char* block) {
+/// Bit i set when p[i] is outside [A-Za-z0-9_+-./], for the 16 bytes from p.
+unsigned unsafe_mask(const char* p) {
     auto in_range = [](__m128i x, char lo, char hi) { // lo <= x <= hi, unsigned
         __m128i d = _mm_sub_epi8(x, _mm_set1_epi8(lo));
         return _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(static_cast<char>(hi - lo))), d);
     };
-    __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(block));
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     __m128i safe = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 'z'); // either case
     safe = _mm_or_si128(safe, in_range(v, '-', '9'));                        // - . / 0-9
     safe = _mm_or_si128(safe, _mm_cmpeq_epi8(v, _mm_set1_epi8('+')));
@@ -99,28 +106,20 @@ namespace {
     return ~static_cast<unsigned>(_mm_movemask_epi8(safe)) & 0xffffu;
 }
 
-/// True when every byte of `s` is in [A-Za-z0-9_+-./]. Reads the whole aligned
-/// 16-byte blocks that hold `s`: they never cross a page, but ASan would object.
-[[gnu::no_sanitize_address]] bool shell_safe(std::string_view s) {
-    if (s.empty()) return true;
-    const char* end = s.data() + s.size();
-    const char* block = s.data() - (reinterpret_cast<uintptr_t>(s.data()) & 15);
-    unsigned mask = unsafe_mask(block) & (~0u << (s.data() - block));
-    for (;;) {
-        if (end - block < 16) mask &= (1u << (end - block)) - 1;
-        if (mask) return false;
-        block += 16;
-        if (block >= end) return true;
-        mask = unsafe_mask(block);
-    }
+/// True when every byte of `s` is in [A-Za-z0-9_+-./]. Reads only the bytes of
+/// `s`: 16 at a time, the last 16 (overlapping) for the rest, byte by byte when
+/// it is shorter.
+bool shell_safe(std::string_view s) {
+    const char* p = s.data();
+    const char* end = p + s.size();
+    if (s.size() < 16) return std::all_of(p, end, safe_char);
+    for (; end - p >= 16; p += 16)
+        if (unsafe_mask(p)) return false;
+    return p == end || unsafe_mask(end - 16) == 0;
 }
 #else
 bool shell_safe(std::string_view s) {
-    for (char c : s)
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '+' || c == '-' || c == '.' || c == '/'))
-            return false;
-    return true;
+    return std::all_of(s.begin(), s.end(), safe_char);
 }
 #endif
 

@@ -165,11 +165,13 @@ std::string raw_value_error(std::string_view text) {
     if (plainly_valid(text)) return {};
     std::string buf(text);
     buf += '\n';
-    Lexer lex("value", buf);
+    const size_t size = buf.size();
+    buf.append(kTextPadding, '\0');
+    Lexer lex("value", std::string_view(buf).substr(0, size));
     EvalString e;
     if (auto s = lex.read_var_value(&e); !s)
         return fmt::format("value '{}' is not valid ninja text", text);
-    if (lex.offset() != buf.size())
+    if (lex.offset() != size)
         return fmt::format("value '{}' contains an unescaped line break", text);
     return {};
 }

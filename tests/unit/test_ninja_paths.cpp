@@ -73,3 +73,21 @@ TEST_CASE("ninja paths: a path said to need no canonicalisation is canonical") {
     for (const char* p : {"a//b", "a/", "./a", "a/./b", "a/../b", "a/.", "a/..", ".", ".."})
         CHECK_MESSAGE(needs_canonicalization(p), p);
 }
+
+TEST_CASE("shell escaping finds one unsafe byte at any place of any length") {
+    for (size_t n = 1; n <= 40; ++n) {
+        std::string safe(n, 'a');
+        std::string out;
+        append_shell_escaped(out, safe);
+        CHECK(out == safe);
+        for (size_t at = 0; at < n; ++at) {
+            std::string s = safe;
+            s[at] = ' ';
+            out.clear();
+            append_shell_escaped(out, s);
+            CAPTURE(n);
+            CAPTURE(at);
+            CHECK(out == "'" + s + "'");
+        }
+    }
+}
