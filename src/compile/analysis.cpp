@@ -1,5 +1,7 @@
 #include "compile/analysis.h"
 
+#include "util/file.h"
+
 #include <algorithm>
 
 namespace phc::compile {
@@ -64,18 +66,12 @@ std::string_view reason_code(Reason r) {
     return "unknown";
 }
 
-std::string join_path(const std::string& dir, const std::string& path) {
-    if (dir.empty() || dir == "." || (!path.empty() && path[0] == '/')) return path;
-    if (path.empty() || path == ".") return dir;
-    return dir.back() == '/' ? dir + path : dir + "/" + path;
-}
-
 std::string Analysis::work_dir() const {
-    return join_path(base_dir, command.cwd);
+    return util::join_path(base_dir, command.cwd);
 }
 
 std::string LinkAnalysis::work_dir() const {
-    return join_path(base_dir, command.cwd);
+    return util::join_path(base_dir, command.cwd);
 }
 
 bool is_wp_depfile(std::string_view word, std::string* file) {
@@ -99,9 +95,7 @@ namespace {
 
 /// "obj/x.o" -> "obj/x.d", "obj/x" -> "obj/x.d" (llvm::sys::path::replace_extension).
 std::string replace_extension_d(std::string path) {
-    size_t dot = path.rfind('.');
-    size_t slash = path.rfind('/');
-    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) path.resize(dot);
+    path.resize(path.size() - util::extension(path).size());
     return path + ".d";
 }
 

@@ -128,7 +128,4 @@ Analysis analyze_string(std::string_view command, const AnalyzeInput& in);
 /// "gfx90a:sramecc-:xnack+"): two lists name the same targets when these agree.
 std::vector<std::string> arch_set(const std::vector<std::string>& archs);
 
-/// Joins a relative `path` onto `dir` ("" and absolute paths stay as they are).
-std::string join_path(const std::string& dir, const std::string& path);
-
 } // namespace phc::compile

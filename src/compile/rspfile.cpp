@@ -1,6 +1,5 @@
 #include "compile/rspfile.h"
 
-#include "compile/analysis.h"
 #include "util/file.h"
 
 namespace phc::compile {
@@ -60,7 +59,7 @@ void expand_into(const std::vector<std::string>& words, size_t first, bool from_
         if (!src.rspfile.empty() && name == src.rspfile) {
             text = src.rspfile_content;
         } else {
-            auto r = util::read_file(join_path(src.base_dir, name));
+            auto r = util::read_file(util::join_path(src.base_dir, name));
             if (!r) {
                 out.error = r.error().message;
                 return;

@@ -1,13 +1,13 @@
 #include "gen/paths.h"
 
-#include "compile/analysis.h"
+#include "util/file.h"
 
 #include <filesystem>
 
 namespace phc::gen {
 
 std::string absolute_in(std::string_view base, std::string_view path) {
-    std::filesystem::path p(compile::join_path(std::string(base), std::string(path)));
+    std::filesystem::path p(util::join_path(std::string(base), std::string(path)));
     std::string s = p.lexically_normal().string();
     while (s.size() > 1 && s.back() == '/')
         s.pop_back();

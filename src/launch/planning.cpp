@@ -76,24 +76,24 @@ SplitJobs to_jobs(const std::vector<split::Step>& steps, const std::string& outp
     SplitJobs jobs;
     jobs.name = output;
     std::map<std::string, size_t> wave_of; // file -> the wave after the one writing it
-    const std::string object = compile::join_path(cwd, output);
+    const std::string object = util::join_path(cwd, output);
     for (const split::Step& s : steps) {
         size_t wave = 0;
         for (const auto& in : s.inputs)
-            if (auto it = wave_of.find(compile::join_path(s.cwd, in)); it != wave_of.end())
+            if (auto it = wave_of.find(util::join_path(s.cwd, in)); it != wave_of.end())
                 wave = std::max(wave, it->second);
         if (jobs.waves.size() <= wave) jobs.waves.resize(wave + 1);
         jobs.waves[wave].push_back(to_job(s, label_of(s)));
         bool final = false;
         for (const auto& o : s.outputs) {
-            wave_of[compile::join_path(s.cwd, o)] = wave + 1;
-            final = final || compile::join_path(s.cwd, o) == object;
+            wave_of[util::join_path(s.cwd, o)] = wave + 1;
+            final = final || util::join_path(s.cwd, o) == object;
         }
         if (final)
             for (const auto& o : s.outputs)
-                jobs.outputs.push_back(compile::join_path(s.cwd, o));
+                jobs.outputs.push_back(util::join_path(s.cwd, o));
         if (s.kind == split::StepKind::Host && !s.depfile.empty())
-            jobs.outputs.push_back(compile::join_path(s.cwd, s.depfile));
+            jobs.outputs.push_back(util::join_path(s.cwd, s.depfile));
     }
     return jobs;
 }

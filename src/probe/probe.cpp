@@ -21,10 +21,10 @@ using compile::base_name;
 using compile::compiler_kind;
 using compile::CompilerKind;
 using compile::join_command;
-using compile::join_path;
 using compile::kNotDriver;
 using compile::parse_args;
 using compile::ParsedArg;
+using util::join_path;
 
 bool ProbeResult::has_host_input() const {
     return std::any_of(bundler_args.begin(), bundler_args.end(), [](const std::string& a) {
@@ -301,12 +301,7 @@ namespace {
 template <typename Take> void for_each_key_flag(const std::vector<std::string>& argv, Take take) {
     for (const ParsedArg& a : parse_args(argv)) {
         if (a.input) { // its name does not matter, but its suffix picks the language
-            size_t dot = a.value.rfind('.');
-            size_t slash = a.value.rfind('/');
-            bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-            std::string w = "<input>";
-            if (has_ext) w.append(a.value, dot);
-            take(std::string_view(w));
+            take(std::string_view("<input>" + std::string(util::extension(a.value))));
             continue;
         }
         if (a.option && (a.option->flags & kNotDriver)) continue;
@@ -460,11 +455,8 @@ public:
         for (const ParsedArg& a : parse_args(req.argv)) {
             if (!a.input || a.value == "-" || util::file_exists(join_path(req.cwd, a.value)))
                 continue;
-            size_t dot = a.value.rfind('.');
-            size_t slash = a.value.rfind('/');
-            bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
             std::string path =
-                dir_ + "/input" + std::to_string(a.index) + (has_ext ? a.value.substr(dot) : "");
+                dir_ + "/input" + std::to_string(a.index) + std::string(util::extension(a.value));
             if (util::write_file_atomic(path, "").ok()) {
                 req_.argv[a.index] = path;
                 stand_ins_[path] = a.value;

@@ -4,6 +4,7 @@
 #include "compile/shell.h"
 #include "ninja/writer.h"
 #include "split/graph.h"
+#include "util/file.h"
 #include "util/hash.h"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ ninja::Binding literal(std::string name, std::string value) {
 
 /// A step's path (relative to the step's working directory) as a ninja path.
 std::string in_build_dir(const split::Step& s, const std::string& path) {
-    return compile::join_path(s.cwd, path);
+    return util::join_path(s.cwd, path);
 }
 
 std::string unused_name(const ninja::Manifest& m, const std::string& base, bool pool) {
@@ -164,7 +165,7 @@ void add_command(ninja::BuildStatement& b, const split::Step& s, const split::Gr
 constexpr size_t kMinSharedWords = 4;
 
 std::string step_depfile(const split::Step& s) {
-    return compile::join_path(s.cwd, s.depfile);
+    return util::join_path(s.cwd, s.depfile);
 }
 
 } // namespace
@@ -391,7 +392,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     for (const auto& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
     d.rdc = plan->rdc &&
-            compile::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";
+            util::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";
     if (plan_out) *plan_out = std::move(*plan);
     return r;
 }

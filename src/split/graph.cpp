@@ -1,6 +1,6 @@
 #include "split/graph.h"
 
-#include "compile/analysis.h"
+#include "util/file.h"
 
 #include <algorithm>
 #include <set>
@@ -17,8 +17,8 @@ std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::str
     std::set<std::string> written;
     for (const Step& s : steps)
         for (const auto& o : s.outputs)
-            written.insert(compile::join_path(s.cwd, o));
-    const std::string object = compile::join_path(cwd, output);
+            written.insert(util::join_path(s.cwd, o));
+    const std::string object = util::join_path(cwd, output);
 
     std::vector<GraphEdge> out;
     out.reserve(steps.size());
@@ -27,11 +27,11 @@ std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::str
         e.step = &s;
         for (const auto& o : s.outputs) {
             e.outputs.push_back(spell(s, o));
-            if (compile::join_path(s.cwd, o) == object) e.final = true;
+            if (util::join_path(s.cwd, o) == object) e.final = true;
         }
         std::vector<std::string> internal;
         for (const auto& i : s.inputs) {
-            if (written.count(compile::join_path(s.cwd, i))) {
+            if (written.count(util::join_path(s.cwd, i))) {
                 internal.push_back(spell(s, i));
             } else {
                 e.inputs.push_back(spell(s, i));

@@ -378,7 +378,7 @@ std::vector<std::pair<std::string, std::string>> libraries(const std::vector<std
         std::string found;
         for (const std::string& d : dirs)
             for (const std::string& f : files)
-                if (found.empty() && util::file_exists(compile::join_path(cwd, d + "/" + f)))
+                if (found.empty() && util::file_exists(util::join_path(cwd, d + "/" + f)))
                     found = d + "/" + f;
         out.emplace_back(n, found);
     }
@@ -457,7 +457,7 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
     if (inputs == LinkInputs::Present) {
         for (size_t i = 1; i < job.size(); ++i)
             if (!job[i].starts_with("-") && job[i - 1] != "-o" &&
-                util::file_exists(compile::join_path(a.work_dir(), job[i])))
+                util::file_exists(util::join_path(a.work_dir(), job[i])))
                 run.inputs.push_back(job[i]);
     } else {
         // Stand-in device code is bitcode, as the compiles write it: a wrapper

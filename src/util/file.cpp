@@ -19,6 +19,20 @@
 
 namespace phc::util {
 
+std::string join_path(const std::string& dir, const std::string& path) {
+    if (dir.empty() || dir == "." || (!path.empty() && path[0] == '/')) return path;
+    if (path.empty() || path == ".") return dir;
+    return dir.back() == '/' ? dir + path : dir + "/" + path;
+}
+
+std::string_view extension(std::string_view path) {
+    size_t dot = path.rfind('.');
+    size_t slash = path.rfind('/');
+    if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
+        return {};
+    return path.substr(dot);
+}
+
 namespace {
 
 Error errno_error(std::string_view what, const std::string& path) {

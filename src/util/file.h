@@ -10,6 +10,13 @@
 
 namespace phc::util {
 
+/// Joins a relative `path` onto `dir` ("" and absolute paths stay as they are).
+std::string join_path(const std::string& dir, const std::string& path);
+
+/// The extension of `path`: from the last '.' of its last component ("obj/x.hip"
+/// -> ".hip"), or "" when that component has no '.'.
+std::string_view extension(std::string_view path);
+
 /// Reads the whole file. Errors name the path and the reason (strerror).
 Result<std::string> read_file(const std::string& path);
 

@@ -174,13 +174,3 @@ TEST_CASE("depfile_of: the depfile a command writes, as clang decides") {
     CHECK(a.depfile() == "o/.k.d");
     CHECK(an(kHip + "--offload-arch=gfx906 --offload-arch=gfx90a -MD -c k.hip").depfile() == "k.d");
 }
-
-TEST_CASE("join_path: the one join for analysis, response files and gen") {
-    CHECK(join_path("", "a.rsp") == "a.rsp");
-    CHECK(join_path(".", "a.rsp") == "a.rsp");
-    CHECK(join_path("b", "a.rsp") == "b/a.rsp");
-    CHECK(join_path("b/", "a.rsp") == "b/a.rsp");
-    CHECK(join_path("b", "/abs/a.rsp") == "/abs/a.rsp");
-    CHECK(join_path("b", "") == "b");
-    CHECK(join_path("b", ".") == "b");
-}

@@ -564,3 +564,21 @@ TEST_CASE("test helpers: a scratch directory is left and removed however the sco
     CHECK_FALSE(dir.empty());
     CHECK_FALSE(std::filesystem::exists(dir));
 }
+
+TEST_CASE("join_path: the one join for analysis, response files and gen") {
+    CHECK(phc::util::join_path("", "a.rsp") == "a.rsp");
+    CHECK(phc::util::join_path(".", "a.rsp") == "a.rsp");
+    CHECK(phc::util::join_path("b", "a.rsp") == "b/a.rsp");
+    CHECK(phc::util::join_path("b/", "a.rsp") == "b/a.rsp");
+    CHECK(phc::util::join_path("b", "/abs/a.rsp") == "/abs/a.rsp");
+    CHECK(phc::util::join_path("b", "") == "b");
+    CHECK(phc::util::join_path("b", ".") == "b");
+}
+
+TEST_CASE("extension: from the last '.' of the last component") {
+    CHECK(phc::util::extension("obj/x.hip") == ".hip");
+    CHECK(phc::util::extension("a.b/x") == "");
+    CHECK(phc::util::extension("x.tar.gz") == ".gz");
+    CHECK(phc::util::extension("x") == "");
+    CHECK(phc::util::extension("dir/.hidden") == ".hidden");
+}
