@@ -70,6 +70,7 @@ int cli_main(int argc, char** argv) {
         return util::usage_error(cl, "unexpected argument '" + parsed.positional[1] + "'");
     if (!parsed.positional.empty()) req.database = parsed.positional[0];
     req.device_jobs = split.device_jobs;
+    req.overlap_host = split.overlap_host;
     auto select = split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
     req.select = std::move(*select);

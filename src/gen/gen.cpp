@@ -94,6 +94,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
     // device or a fifo (never /dev). Only the directory of ninja_path is used.
     options.ninja_path = mode == util::WriteMode::Through ? cwd + "/phc.ninja" : out_abs;
     options.device_jobs = request.device_jobs;
+    options.overlap_host = request.overlap_host;
     options.select = request.select;
     options.private_dir = dir_of(options.ninja_path) + "/.phc-ninja";
     options.generated_from = db->path;

@@ -16,6 +16,7 @@ struct GenRequest {
     std::string database = "compile_commands.json"; ///< a file, or a directory holding one
     std::string ninja_file = "phc.ninja";           ///< output path; "-" = stdout
     int device_jobs = 0;                            ///< 0: no device pool
+    bool overlap_host = false;                      ///< --overlap-host
     split::Selection select;                        ///< which objects to split (--only, --skip)
 };
 

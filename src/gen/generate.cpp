@@ -152,6 +152,7 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
     opts.private_dir =
         object_private_dir(options.private_dir, dir_of(options.ninja_path), e.output);
     opts.device_depfiles = true;
+    opts.overlap_host = options.overlap_host;
     auto plan = split::plan(std::move(analysis), probes, opts);
     if (!plan) {
         std::string why = plan.error().message;

@@ -18,6 +18,7 @@ namespace phc::gen {
 struct GenOptions {
     std::string ninja_path;     ///< the file to write; absolute
     int device_jobs = 0;        ///< depth of the device-compile pool; 0: no pool
+    bool overlap_host = false;  ///< host compiles beside the device compiles (plan.h)
     std::string private_dir;    ///< absolute dir for split intermediates and the probe cache
     std::string generated_from; ///< the database's name, for the header comment
     probe::Prober prober;       ///< asks the compiler (tests give recorded results)

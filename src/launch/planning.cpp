@@ -122,6 +122,8 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     probe::ProbeCache cache(probe_cache);
     split::PlanOptions opts;
     opts.private_dir = private_dir;
+    // PHC_OVERLAP_HOST=1: the host compile beside the device compiles (plan.h).
+    if (const char* o = std::getenv("PHC_OVERLAP_HOST")) opts.overlap_host = std::string(o) == "1";
     auto plan = split::plan(std::move(a), cache, opts);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};

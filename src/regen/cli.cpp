@@ -128,6 +128,7 @@ int cli_main(int argc, char** argv) {
     const std::string& dir = args.dir;
     const bool explain = args.split.explain, quiet = args.quiet;
     o.device_jobs = args.split.device_jobs;
+    o.overlap_host = args.split.overlap_host;
     auto select = args.split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
     o.select = std::move(*select);

@@ -322,6 +322,14 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             b.bindings.push_back(literal("PHC_OBJECT", object));
             break;
         }
+        case split::StepKind::Embed: // --overlap-host: the bundle put into the host object
+            b.rule = names.step;
+            b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+            b.bindings.push_back(literal("PHC_DESC", s.description));
+            if (e.final && !carry.restat.empty())
+                b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
+            if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
+            break;
         default: // the new driver's code generation per architecture
             b.rule = names.step;
             b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
@@ -363,7 +371,9 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
         d.text = a.decision.text;
         return r;
     }
-    auto plan = split::plan(std::move(a), probes, {.private_dir = {}, .device_depfiles = true});
+    auto plan = split::plan(
+        std::move(a), probes,
+        {.private_dir = {}, .device_depfiles = true, .overlap_host = names.overlap_host});
     if (!plan) {
         r.error = plan.error().message;
         return r;

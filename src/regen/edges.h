@@ -22,6 +22,8 @@ struct Names {
     std::string pool = "phc_hip_device";
     std::string args = "PHC_ARGS";     ///< prefix of file variables (a unique hash follows)
     std::string step = "PHC_HIP_STEP"; ///< link steps: $PHC_COMMAND, $PHC_DESC
+    /// Not a name: --overlap-host, which the plans of every edge follow.
+    bool overlap_host = false;
 };
 
 /// Picks names that no rule or pool of `m` already uses.

@@ -95,6 +95,7 @@ std::string regen_again(const Options& o) {
     if (o.strict) again += " --strict";
     if (!o.select.only().empty()) again += " --only " + compile::quote_word(o.select.only());
     if (!o.select.skip().empty()) again += " --skip " + compile::quote_word(o.select.skip());
+    if (o.overlap_host) again += " --overlap-host";
     return again + " --quiet";
 }
 
@@ -703,6 +704,7 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     Names names = unique_names(m);
+    names.overlap_host = opts.overlap_host;
     std::optional<uint32_t> generator;
     std::vector<ninja::NewStatement> shared_rules; // declared at the top, in order of first use
     std::set<std::string> declared;

@@ -34,6 +34,7 @@ struct Options {
     std::string build_dir;      ///< absolute build directory, for the re-run hook
     probe::Prober prober;       ///< asks the compiler (tests give recorded results)
     split::Selection select;    ///< which objects to split (--only, --skip)
+    bool overlap_host = false;  ///< host compiles beside the device compiles (plan.h)
 };
 
 /// What a run did.

@@ -43,6 +43,10 @@ util::CommandLine command_line(Args& a) {
                           "folder for device objects (default: <object>.phc)", a.plan.private_dir),
         util::flag_option({"--device-depfiles"}, "give every device step a depfile",
                           a.plan.device_depfiles),
+        util::flag_option({"--overlap-host"},
+                          "run the host compile beside the device compiles, then put the\n"
+                          "device code into its object (objcopy)",
+                          a.plan.overlap_host),
         util::text_option({"--rspfile"}, "NAME", "ninja rspfile name used by the command",
                           a.input.rspfile),
         util::text_option({"--rspfile-content"}, "TEXT", "ninja rspfile_content for it",

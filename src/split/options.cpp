@@ -17,6 +17,10 @@ std::vector<util::Option> split_options(SplitArgs& into) {
                           into.skip),
         util::flag_option({"--explain"}, "list every HIP compile with its decision and reason",
                           into.explain),
+        util::flag_option({"--overlap-host"},
+                          "run each host compile beside its device compiles; a small step\n"
+                          "then puts the device code into its object (objcopy)",
+                          into.overlap_host),
     };
 }
 

@@ -1,5 +1,5 @@
 // The command-line options regen and gen share (--device-jobs, --only,
-// --skip, --explain): one definition, one help text, parsed once.
+// --skip, --explain, --overlap-host): one definition, one help text, parsed once.
 #pragma once
 
 #include "split/select.h"
@@ -17,6 +17,7 @@ struct SplitArgs {
     std::string only;    ///< --only REGEX ("" = every object)
     std::string skip;    ///< --skip REGEX
     bool explain = false;
+    bool overlap_host = false; ///< --overlap-host (PlanOptions::overlap_host)
 
     /// The objects to split; an Error naming the option when a pattern is bad.
     Result<Selection> selection() const { return Selection::make(only, skip); }

@@ -1,6 +1,7 @@
 #include "split/plan.h"
 
 #include "compile/shell.h"
+#include "probe/objcopy.h"
 #include "util/hash.h"
 
 #include <algorithm>
@@ -27,6 +28,8 @@ std::string_view step_kind_name(StepKind k) {
         return "fatbin-object";
     case StepKind::HostLink:
         return "host-link";
+    case StepKind::Embed:
+        return "embed";
     }
     return "?";
 }
@@ -244,11 +247,13 @@ Step codegen_step(const compile::Analysis& a, const Plan& plan, const probe::Pro
     return s;
 }
 
-/// The host compile of an RDC object: it writes the host object that the bundle
-/// step combines with the device bitcode into the compile's output, and the
-/// original depfile, naming the original object as its target.
-Step rdc_host_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeResult& probe,
-                   const std::string& host_object) {
+/// A host compile writing a host object of its own, not the compile's output
+/// (RDC: the bundle step combines it with the device bitcode; --overlap-host:
+/// the embed step puts the bundle in), and the original depfile, naming the
+/// original object as its target. `embed`: words appended after
+/// --offload-host-only (the placeholder device code to embed, if any).
+Step host_object_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeResult& probe,
+                      const std::string& host_object, const std::vector<std::string>& embed) {
     Step s;
     s.kind = StepKind::Host;
     s.cwd = a.command.cwd;
@@ -270,12 +275,38 @@ Step rdc_host_step(const compile::Analysis& a, const Plan& plan, const probe::Pr
         if (!has_mt) e.append.insert(e.append.end(), {"-MT", a.output});
     }
     e.append.push_back("--offload-host-only");
+    e.append.insert(e.append.end(), embed.begin(), embed.end());
     if (!plan.cuid.empty() && !probe.host_takes_cuid) e.append.push_back("-Xclang");
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = edit_argv(a, e);
     if (a.command.launcher_kind == compile::LauncherKind::Ccache)
         s.argv = with_launcher(a.command, std::move(s.argv));
     s.description = "HIP host " + a.output;
+    return s;
+}
+
+/// --overlap-host: the object the compile writes, from the host compile's
+/// object (`host_object`, which embeds an empty placeholder) with its
+/// .hip_fatbin section replaced by the bundle and what the compiler put after
+/// the placeholder's bytes (clang 15 a NUL, later ones nothing), by objcopy.
+Step embed_step(const compile::Analysis& a, const Plan& plan, const std::string& host_object,
+                const std::string& objcopy) {
+    Step s;
+    s.kind = StepKind::Embed;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.inputs = {plan.bundle, host_object};
+    s.outputs = {a.output};
+    const std::string dir = plan.private_dir + "/";
+    const std::string oc = compile::quote_word(objcopy);
+    auto q = [](const std::string& p) { return compile::quote_word(p); };
+    std::string script = oc + " --dump-section .hip_fatbin=" + q(dir + "fatbin.tail") + " " +
+                         q(host_object) + " " + q(dir + "host.copy") + " && cat " + q(plan.bundle) +
+                         " " + q(dir + "fatbin.tail") + " >" + q(dir + "fatbin.bin") + " && " + oc +
+                         " --update-section .hip_fatbin=" + q(dir + "fatbin.bin") + " " +
+                         q(host_object) + " " + q(a.output);
+    s.argv = {"/bin/sh", "-c", std::move(script)};
+    s.description = "HIP embed " + a.output;
     return s;
 }
 
@@ -307,6 +338,25 @@ std::string make_cuid(const compile::Analysis& a) {
     return cuid_of(a.output, a.source, words, a.command.argv[0]);
 }
 
+namespace {
+
+/// The host compile that embeds the bundle: after it, or (overlap_host, and an
+/// objcopy to put it in) beside the device compiles, then the embed step.
+void add_host(Plan& plan, const compile::Analysis& a, const probe::ProbeResult& probe,
+              const PlanOptions& opts) {
+    const std::string& objcopy = opts.overlap_host ? probe::objcopy() : std::string();
+    if (objcopy.empty()) {
+        plan.steps.push_back(host_step(a, plan, probe));
+        return;
+    }
+    const std::string host = plan.private_dir + "/host.o";
+    plan.steps.push_back(host_object_step(
+        a, plan, probe, host, {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", "/dev/null"}));
+    plan.steps.push_back(embed_step(a, plan, host, objcopy));
+}
+
+} // namespace
+
 Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanOptions& opts) {
     Plan plan;
     plan.cuid = probe.uses_cuid ? make_cuid(a) : std::string();
@@ -329,7 +379,7 @@ Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanO
         for (const Step& s : plan.steps)
             if (s.kind == StepKind::DeviceLink) images.push_back(s.outputs[0]);
         plan.steps.push_back(bundle_step(a, plan, probe, images));
-        plan.steps.push_back(host_step(a, plan, probe));
+        add_host(plan, a, probe, opts);
     } else if (!probe.embed_option.empty()) {
         // The new driver's relocatable device code: the device bitcode packed
         // into one file, which the host compile embeds in the object.
@@ -339,11 +389,11 @@ Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanO
         // Relocatable device code: the device steps write bitcode, the host
         // compile needs none of it, and the bundle of both is the object.
         const std::string host = plan.private_dir + "/host.o";
-        plan.steps.push_back(rdc_host_step(a, plan, probe, host));
+        plan.steps.push_back(host_object_step(a, plan, probe, host, {}));
         plan.steps.push_back(bundle_step(a, plan, probe, objects, host));
     } else {
         plan.steps.push_back(bundle_step(a, plan, probe, objects));
-        plan.steps.push_back(host_step(a, plan, probe));
+        add_host(plan, a, probe, opts);
     }
     plan.analysis = std::move(a);
     return plan;

@@ -28,9 +28,11 @@ enum class StepKind {
     Fatbin,       ///< link: the bundle of the linked device code
     FatbinObject, ///< link: the object that embeds the bundle
     HostLink,     ///< link: the host link writing the output
+    Embed,        ///< compile (--overlap-host): the host object with the bundle put in
 };
 
-/// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link".
+/// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link",
+/// "embed".
 std::string_view step_kind_name(StepKind k);
 
 /// One process to run. Paths are as the command wrote them: relative to `cwd`.
@@ -53,6 +55,10 @@ struct Step {
 struct PlanOptions {
     std::string private_dir;      ///< per-object folder for device objects; "" = "<object>.phc"
     bool device_depfiles = false; ///< give device steps depfiles even if the compile has none
+    /// Without -fgpu-rdc: the host compile runs beside the device compiles,
+    /// embedding a placeholder, and an embed step puts the bundle into its
+    /// object's .hip_fatbin section (objcopy) to write the compile's output.
+    bool overlap_host = false;
 };
 
 /// The decision for one compile and, when it is split, its steps.

@@ -1,5 +1,6 @@
 #include "compile/shell.h"
 #include "fake_probe.h"
+#include "probe/objcopy.h"
 #include "split/plan.h"
 
 #include <algorithm>
@@ -186,4 +187,48 @@ TEST_CASE("CUIDs are pinned: a hash change would rebuild every object of every u
         make("clang++-15 -x hip -O2 --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip -o k.o",
              {"gfx906", "gfx90a"});
     CHECK(p.cuid == "6c0fcbc5320982ee");
+}
+
+TEST_CASE("plan: --overlap-host runs the host compile beside the device compiles") {
+    PlanOptions o;
+    o.overlap_host = true;
+    Plan p = make(kCmd, {"gfx906", "gfx90a:xnack+"}, o);
+    if (probe::objcopy().empty()) { // no objcopy on this machine: the plan as without it
+        CHECK(p.steps.back().kind == StepKind::Host);
+        return;
+    }
+    REQUIRE(p.steps.size() == 5);
+    const Step& host = p.steps[3];
+    CHECK(host.kind == StepKind::Host);
+    CHECK(host.inputs == std::vector<std::string>{"../k.hip"}); // not the bundle
+    CHECK(host.outputs == std::vector<std::string>{"k.o.phc/host.o"});
+    CHECK(host.depfile == "k.o.d"); // the original depfile, naming the object (-MT k.o)
+    CHECK(has(host.argv, "-MT"));
+    CHECK(has(host.argv, "k.o"));
+    CHECK(has(host.argv, "/dev/null"));
+    CHECK(has(host.argv, "--offload-host-only"));
+    CHECK_FALSE(has(host.argv, "k.o.phc/bundle.hipfb"));
+    const Step& embed = p.steps[4];
+    CHECK(embed.kind == StepKind::Embed);
+    CHECK(embed.inputs == std::vector<std::string>{"k.o.phc/bundle.hipfb", "k.o.phc/host.o"});
+    CHECK(embed.outputs == std::vector<std::string>{"k.o"});
+    CHECK(embed.cwd == "b");
+    REQUIRE(embed.argv.size() == 3);
+    CHECK(
+        embed.argv[2].find("--update-section .hip_fatbin=k.o.phc/fatbin.bin k.o.phc/host.o k.o") !=
+        std::string::npos);
+
+    SUBCASE("never for -fgpu-rdc, whose host compile needs no device code anyway") {
+        ProbeResult rdc = fake_probe({"gfx906", "gfx90a"});
+        Analysis a = analyze_string("clang++-15 -x hip -fgpu-rdc --offload-arch=gfx906 "
+                                    "--offload-arch=gfx90a -c k.hip -o k.o",
+                                    {});
+        rdc.rdc = true;
+        rdc.bundler_args.push_back("-input=" + std::string(ProbeResult::kHostToken));
+        apply_probe(a, rdc);
+        REQUIRE(a.decision.split());
+        Plan r = make_plan(std::move(a), rdc, o);
+        for (const Step& s : r.steps)
+            CHECK(s.kind != StepKind::Embed);
+    }
 }
