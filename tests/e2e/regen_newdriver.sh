@@ -182,3 +182,32 @@ grep -q "FAILED: .*bad22.phc/gfx90a" bad.out || fail "the failing edge is not gf
 grep -q "undefined.*helper" bad.out || fail "no lld message naming helper: $(cat bad.out)"
 [ ! -e bad22 ] || fail "bad22 exists after its link failed"
 pass "a device link failing for one architecture shows lld's message"
+
+# gen from a compilation database: the same new-driver compiles (clang 22, RDC
+# and not) split, objects identical to the driver's.
+mkdir -p "$dir/gen/out"
+cd "$dir/gen" || exit 1
+cp "$dir/k.hip" "$dir/scale.h" .
+python3 - "$PWD" "$C22" "$SHIM $HIP_FLAGS_DEFAULT" <<'PY'
+import json, sys
+d, cc, flags = sys.argv[1:4]
+two = "--offload-arch=gfx906 --offload-arch=gfx90a"
+def entry(extra, out):
+    return {"directory": d, "file": "k.hip", "output": out,
+            "command": f"{cc} -x hip {flags} -O2 --offload-new-driver {extra} {two} -c k.hip -o {out}"}
+json.dump([entry("", "out/k.o"), entry("-fgpu-rdc", "out/krdc.o")], open("compile_commands.json", "w"))
+PY
+"$PHC" gen -p compile_commands.json -o phc.ninja >gen.out || fail "gen failed: $(cat gen.out)"
+grep -q "(2 split" gen.out || fail "gen did not split both new-driver compiles: $(cat gen.out)"
+ninja -f phc.ninja >ninja.out 2>&1 || fail "gen build failed: $(cat ninja.out)"
+for o in k krdc; do
+  extra=""
+  [ "$o" = krdc ] && extra=-fgpu-rdc
+  cuid=$(grep -F "out/$o.o" phc.ninja | grep -o -- "-cuid=[0-9a-f]*" | head -1 || true)
+  [ -n "$cuid" ] || fail "no CUID for gen's out/$o.o"
+  # shellcheck disable=SC2086
+  "$C22" -x hip $SHIM $HIP_FLAGS_DEFAULT -O2 --offload-new-driver $extra --offload-arch=gfx906 \
+    --offload-arch=gfx90a "$cuid" -c k.hip -o ref.o 2>/dev/null || fail "driver compile of out/$o.o failed"
+  cmp -s ref.o "out/$o.o" || fail "gen's out/$o.o differs from the driver's compile ($cuid)"
+done
+pass "gen: clang 22 new-driver compiles (RDC and not) split, identical"
