@@ -5,6 +5,7 @@
 #include "launch/cli.h"
 #include "ninja/cli.h"
 #include "regen/cli.h"
+#include "regen/depsets.h"
 #include "report/cli.h"
 #include "split/cli.h"
 
@@ -28,6 +29,8 @@ int version_main(int, char**) {
 constexpr Command kCommands[] = {
     {"regen", "rewrite a configured Ninja build so HIP architectures compile in parallel",
      phc::regen::cli_main},
+    {"deps-set", "(run by regen's device edges) record a depfile's headers as one shared set",
+     phc::regen::deps_set_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
     {"launch", "run one compile, split across architectures (make jobserver client)",
      phc::launch::cli_main},

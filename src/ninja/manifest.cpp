@@ -168,10 +168,6 @@ void Manifest::replace_text(StatementRef at, std::string text) {
     edits_[at.file][at.index].replacement = std::move(text);
 }
 
-void Manifest::replace_borrowed(StatementRef at, std::string_view text) {
-    edits_[at.file][at.index].borrowed = text;
-}
-
 Status Manifest::insert_before(StatementRef at, const std::vector<NewStatement>& what) {
     auto text = render_all(what);
     if (!text) return text.error();
@@ -246,8 +242,6 @@ std::vector<std::string_view> Manifest::pieces(uint32_t file) const {
         add(e.before);
         if (e.replacement)
             add(*e.replacement);
-        else if (e.borrowed)
-            add(*e.borrowed);
         else
             add_source(statements[i].text);
         add(e.after);

@@ -206,9 +206,6 @@ public:
     /// Replaces a statement with text already rendered (render_to()): valid ninja
     /// statements, each ending in '\n'. Lets callers render on other threads.
     void replace_text(StatementRef at, std::string text);
-    /// replace_text() with text the caller keeps alive, unchanged, for as long as
-    /// the manifest is written (pieces(), write_file()): it is not copied.
-    void replace_borrowed(StatementRef at, std::string_view text);
     /// Inserts statements just before `at` (after earlier insertions there).
     Status insert_before(StatementRef at, const std::vector<NewStatement>& what);
     /// Inserts statements just after `at` (after earlier insertions there).
@@ -235,7 +232,6 @@ private:
     struct Edits {
         std::string before, after;
         std::optional<std::string> replacement;
-        std::optional<std::string_view> borrowed; ///< replace_borrowed(); replacement wins
     };
 
     std::vector<std::unique_ptr<SourceText>> buffers_; ///< one per file

@@ -148,12 +148,6 @@ int cli_main(int argc, char** argv) {
             std::filesystem::weakly_canonical(o.manifest, ec))
         o.output.clear();
     o.self = self_path();
-    // For diagnosis and tests: PHC_REGEN_SHAPES=0 plans every edge on its own,
-    // PHC_REGEN_VERIFY=1 checks every reused plan against the edge's own.
-    const char* shapes = std::getenv("PHC_REGEN_SHAPES");
-    o.shapes = !(shapes && std::string_view(shapes) == "0");
-    const char* verify = std::getenv("PHC_REGEN_VERIFY");
-    o.verify_shapes = verify && std::string_view(verify) == "1";
     auto r = run(o);
     // Paths in messages are relative to the build directory: spelled from the
     // user's directory (with -C's DIR) when they lead a message.

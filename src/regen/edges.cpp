@@ -52,16 +52,16 @@ std::string instantiate(const std::string& tmpl, const split::Step& s) {
                        s.arch);
 }
 
-/// One ninja value that evaluates to every device step's command when an edge
-/// binds PHC_ARCH and PHC_SAFE to its architecture: the first step's command
-/// with its architecture replaced, checked against every step. Empty when no
-/// such template reproduces all of them exactly.
+/// One ninja value that evaluates to every device step's `texts` (one per step)
+/// when an edge binds PHC_ARCH and PHC_SAFE to its architecture: the first
+/// step's text with its architecture replaced, checked against every step.
+/// Empty when no such template reproduces all of them exactly.
 std::string device_template(const std::vector<const split::Step*>& steps,
-                            std::string (*text)(const split::Step&)) {
+                            const std::vector<std::string>& texts) {
     std::vector<std::string> escaped;
     escaped.reserve(steps.size());
-    for (const split::Step* s : steps)
-        escaped.push_back(ninja::escape_value(text(*s)));
+    for (const std::string& t : texts)
+        escaped.push_back(ninja::escape_value(t));
     const split::Step& first = *steps.front();
     if (escaped[0].find("$PHC_") != std::string::npos) return {};
     // File names carry the safe spelling of the architecture ("<arch>.o",
@@ -84,8 +84,20 @@ std::string device_template(const std::vector<const split::Step*>& steps,
     return {};
 }
 
-std::string step_command(const split::Step& s) {
-    return s.shell();
+std::string step_depfile(const split::Step& s) {
+    return util::join_path(s.cwd, s.depfile);
+}
+
+/// What a device step's command ends with: its depfile's list made a header
+/// set (depsets.h), when regen shares sets and the step runs where ninja does.
+/// `inputs` are the edge's explicit inputs (the source), left out of the set.
+std::string deps_set_suffix(const split::Step& s, const Names& names,
+                            const std::vector<std::string>& inputs) {
+    if (names.deps_set.empty() || !s.cwd.empty() || s.depfile.empty()) return {};
+    std::string out = " && " + names.deps_set + " " + compile::quote_word(step_depfile(s));
+    for (const std::string& in : inputs)
+        out += " " + compile::quote_word(in);
+    return out;
 }
 
 /// The bundle step's command as a ninja value in which the object's folder of
@@ -148,13 +160,13 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
 /// "<first output>.rsp" (PHC_RSP, PHC_RSP_CONTENT; ninja writes it) and the
 /// command names it, so long command lines stay within the system's limits.
 void add_command(ninja::BuildStatement& b, const split::Step& s, const split::GraphEdge& e,
-                 const split::Plan& plan) {
+                 const split::Plan& plan, const std::string& suffix = {}) {
     std::optional<std::string> content;
     split::Step short_step = s;
     const std::string rsp = e.outputs.empty() ? std::string() : e.outputs[0] + ".rsp";
     if (plan.analysis.rsp && s.cwd.empty() && !rsp.empty())
         content = split::to_response_file(short_step, plan.analysis.command.argv.at(0), rsp);
-    b.bindings.push_back(literal("PHC_COMMAND", short_step.shell()));
+    b.bindings.push_back(literal("PHC_COMMAND", short_step.shell() + suffix));
     if (!content) return;
     b.bindings.push_back(literal("PHC_RSP", rsp));
     b.bindings.push_back(literal("PHC_RSP_CONTENT", *content));
@@ -163,10 +175,6 @@ void add_command(ninja::BuildStatement& b, const split::Step& s, const split::Gr
 /// Below this many words, a shared start is not worth its own variable. (Words,
 /// not bytes: the choice must not depend on how long the paths in it are.)
 constexpr size_t kMinSharedWords = 4;
-
-std::string step_depfile(const split::Step& s) {
-    return util::join_path(s.cwd, s.depfile);
-}
 
 } // namespace
 
@@ -239,8 +247,17 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     // fits them all: each device edge then only names its architecture.
     // Commands that read response files get one each: no shared template.
     const bool rsp = plan.analysis.rsp;
-    std::string command = devices.empty() || rsp ? "" : device_template(devices, step_command);
-    std::string depfile = command.empty() ? "" : device_template(devices, step_depfile);
+    std::string command, depfile;
+    if (!devices.empty() && !rsp) {
+        std::vector<std::string> texts;
+        for (const split::Step* s : devices)
+            texts.push_back(s->shell() + deps_set_suffix(*s, names, carry.inputs));
+        command = device_template(devices, texts);
+        texts.clear();
+        for (const split::Step* s : devices)
+            texts.push_back(step_depfile(*s));
+        if (!command.empty()) depfile = device_template(devices, texts);
+    }
     std::string device_rule;
     std::string host_command = host && !rsp ? ninja::escape_value(host->shell()) : "";
     bool host_shares = false;
@@ -295,7 +312,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             const bool templated = !device_rule.empty();
             b.rule = templated ? device_rule : names.device;
             if (!templated) {
-                add_command(b, s, e, plan);
+                add_command(b, s, e, plan, deps_set_suffix(s, names, carry.inputs));
                 b.bindings.push_back(literal("PHC_OBJECT", object));
             }
             b.bindings.push_back(literal("PHC_ARCH", s.arch));

@@ -24,6 +24,10 @@ struct Names {
     std::string step = "PHC_HIP_STEP"; ///< link steps: $PHC_COMMAND, $PHC_DESC
     /// Not a name: --overlap-host, which the plans of every edge follow.
     bool overlap_host = false;
+    /// When not empty, the command ("PHC deps-set SETS", quoted) that each device
+    /// edge runs after its compile, with its depfile, so that its deps record
+    /// is one header set (depsets.h).
+    std::string deps_set;
 };
 
 /// Picks names that no rule or pool of `m` already uses.

@@ -5,13 +5,13 @@
 #include "ninja/manifest.h"
 #include "ninja/writer.h"
 #include "probe/probe.h"
+#include "regen/depsets.h"
 #include "regen/edges.h"
 #include "regen/original.h"
-#include "regen/shapes.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/file.h"
-#include "util/text_arena.h"
+#include "util/subprocess.h"
 
 #include <algorithm>
 #include <atomic>
@@ -268,14 +268,12 @@ struct Outcome {
         Link,      ///< looks like an RDC link: planned after the compiles (plan_links)
     } kind = Kind::Skip;
     EdgeDecision d;
-    std::string text;          ///< the rendered split edges, when d.split (planned alone)
-    std::string_view borrowed; ///< the same in a planning thread's arena (reused plans)
+    std::string text;                         ///< the rendered split edges, when d.split
     std::shared_ptr<const SharedRules> rules; ///< see Rendered::rules; null for none
     std::optional<Error> error;               ///< the edge cannot be planned: regen fails
     /// Its compiler cannot be probed: left alone ("probe-failed"), or with
     /// Options::strict, regen fails with this.
     std::optional<Error> probe_error;
-    bool reused = false; ///< planned from its shape (shapes.h)
 
     /// Leaves a split edge alone after all, for `code`: `text`.
     void leave(std::string code, std::string why) {
@@ -285,9 +283,7 @@ struct Outcome {
         d.code = std::move(code);
         d.text = std::move(why);
         text.clear();
-        borrowed = {};
         rules.reset();
-        reused = false;
     }
 };
 
@@ -297,15 +293,7 @@ struct Context {
     probe::ProbeCache& probes;
     const Names& names;
     bool device_pool;
-    bool verify; ///< check every reused plan against the full way
     const split::Selection& select;
-};
-
-/// What one planning thread keeps between edges.
-struct Worker {
-    std::unique_ptr<ShapeCache> shapes; ///< null: every edge is planned on its own
-    util::TextArena* arena;             ///< where reused plans' text goes
-    std::string scratch;                ///< reused plans are rendered here first
 };
 
 /// The output paths of the build statements in `text` (rendered split edges).
@@ -356,8 +344,8 @@ std::string output_clash(const ninja::Manifest& m, size_t edge, std::string_view
 /// Why the compiler of a HIP compile cannot be probed, when that is what stops
 /// its plan; nullopt when it probes fine (the ProbeCache remembers failures,
 /// so this runs nothing again). The cache remembers the message of the first
-/// command of its key (another edge's, or a shape's with sentinel paths, on
-/// any thread): a command it quotes is replaced by this edge's own.
+/// command of its key (another edge's, on any thread): a command it quotes is
+/// replaced by this edge's own.
 std::optional<Error> probe_failure(std::string_view command, const compile::AnalyzeInput& in,
                                    probe::ProbeCache& probes) {
     compile::Analysis a = compile::analyze_string(command, in);
@@ -397,7 +385,7 @@ bool not_a_compile(std::string_view code, std::string_view command) {
     return true;
 }
 
-Outcome plan_one(const Context& c, size_t edge, Worker& w) {
+Outcome plan_one(const Context& c, size_t edge) {
     Outcome o;
     ninja::EdgeRef e = c.m.edge(edge);
     if (e.is_phony()) return o;
@@ -431,27 +419,6 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
         o.error = edge_error(c.m, e, carry.error().message);
         return o;
     }
-    w.scratch.clear();
-    const bool reused = w.shapes && in.rspfile.empty() &&
-                        w.shapes->render(*command, *carry, w.scratch, o.rules, o.d);
-    o.reused = reused;
-    if (reused) o.borrowed = w.arena->add(w.scratch);
-    // An object the user's --only/--skip leave out, or a split whose files an
-    // existing edge already writes (or reads), is left alone.
-    auto check_clash = [&] {
-        if (!o.d.split && !o.probe_error) return;
-        if (std::string why = c.select.why_not(o.d.object); !why.empty()) {
-            o.probe_error.reset(); // not the user's concern: the object stays as it is
-            return o.leave(std::string(compile::reason_code(compile::Reason::NotSelected)), why);
-        }
-        if (!o.d.split) return;
-        if (auto clash = output_clash(c.m, edge, o.reused ? o.borrowed : o.text); !clash.empty())
-            o.leave("output-clash", clash);
-    };
-    if (reused && !c.verify) {
-        check_clash();
-        return o;
-    }
     Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
     if (!r.error.empty()) {
         if (auto failed = probe_failure(*command, in, c.probes)) {
@@ -464,28 +431,27 @@ Outcome plan_one(const Context& c, size_t edge, Worker& w) {
             o.d.code = "probe-failed";
             o.d.text = why;
             o.probe_error = edge_error(c.m, e, failed->message);
-            o.text.clear();
-            o.borrowed = {};
-            o.rules.reset();
-            o.reused = false;
         } else {
             o.error = edge_error(c.m, e, r.error);
         }
-    } else if (!reused) {
+    } else {
         o.d = std::move(r.d);
         o.text = std::move(r.text);
         if (!r.rules.empty()) o.rules = std::make_shared<const SharedRules>(std::move(r.rules));
-    } else if (r.text != o.borrowed || r.rules != (o.rules ? *o.rules : SharedRules{}) ||
-               r.d.code != o.d.code || r.d.text != o.d.text || r.d.archs != o.d.archs ||
-               r.d.object != o.d.object) {
-        o.error = edge_error(c.m, e,
-                             "internal error: the plan reused from an edge of the same shape "
-                             "differs from this edge's own plan; run regen with "
-                             "PHC_REGEN_SHAPES=0 and report it");
     }
     if (!o.d.split && !o.probe_error && not_a_compile(o.d.code, *command))
         o.kind = Outcome::Kind::Other;
-    check_clash();
+    // An object the user's --only/--skip leave out, or a split whose files an
+    // existing edge already writes (or reads), is left alone.
+    if (!o.d.split && !o.probe_error) return o;
+    if (std::string why = c.select.why_not(o.d.object); !why.empty()) {
+        o.probe_error.reset(); // not the user's concern: the object stays as it is
+        o.leave(std::string(compile::reason_code(compile::Reason::NotSelected)), why);
+        return o;
+    }
+    if (o.d.split)
+        if (auto clash = output_clash(c.m, edge, o.text); !clash.empty())
+            o.leave("output-clash", clash);
     return o;
 }
 
@@ -545,26 +511,21 @@ void plan_links(const Context& c, std::vector<Outcome>& done) {
 }
 
 /// plan_one() for every edge, on `threads_wanted` threads (0: a core each, up to 8,
-/// one for small builds); planning only reads the manifest, ProbeCache locks
-/// itself, each thread has its own ShapeCache and text arena (`arenas` gets
-/// them: the outcomes borrow from them). Results do not depend on the threads.
-std::vector<Outcome> plan_all(const Context& c, bool use_shapes, int threads_wanted,
-                              std::vector<util::TextArena>& arenas) {
+/// one for small builds); planning only reads the manifest and ProbeCache locks
+/// itself. Results do not depend on the threads.
+std::vector<Outcome> plan_all(const Context& c, int threads_wanted) {
     const size_t n = c.m.edge_count();
     std::vector<Outcome> out(n);
     unsigned threads = threads_wanted > 0
                            ? static_cast<unsigned>(threads_wanted)
                            : std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
     if (threads_wanted <= 0 && n < 256) threads = 1;
-    arenas.resize(threads);
     std::atomic<size_t> next{0};
-    auto work = [&](unsigned t) {
-        Worker w{nullptr, &arenas[t], {}};
-        if (use_shapes) w.shapes = std::make_unique<ShapeCache>(c.probes, c.names, c.device_pool);
+    auto work = [&](unsigned) {
         constexpr size_t kChunk = 32;
         for (size_t from = next.fetch_add(kChunk); from < n; from = next.fetch_add(kChunk))
             for (size_t k = from; k < std::min(from + kChunk, n); ++k)
-                out[k] = plan_one(c, k, w);
+                out[k] = plan_one(c, k);
     };
     std::vector<std::thread> helpers;
     for (unsigned t = 1; t < threads; ++t)
@@ -582,7 +543,6 @@ struct Top {
     ninja::Manifest m;
     std::vector<std::string_view> original; ///< CMake's bytes (views into `m`)
     std::vector<Outcome> done;
-    std::vector<util::TextArena> arenas;
     std::set<uint32_t> rewrite; ///< files of `m` to write
 };
 
@@ -695,24 +655,64 @@ std::string probe_cache_path(const Options& opts, Summary& sum) {
     return {};
 }
 
+/// The major and minor version `ninja --version` prints ("1.11.1"), or {0, 0}.
+std::pair<int, int> ninja_version(const std::string& program) {
+    auto run = util::run_capture({program, "--version"});
+    if (!run || run->exit_code != 0) return {0, 0};
+    int major = 0, minor = 0;
+    if (std::sscanf(run->out.c_str(), "%d.%d", &major, &minor) != 2) return {0, 0};
+    return {major, minor};
+}
+
+/// The command device edges run after their compile to record a header set
+/// (depsets.h), or "" to keep whole records: when PHC_REGEN_DEPSETS=0, without
+/// a writable .phc-ninja/ (`no_dir`), or when the ninja that builds (CMake's
+/// CMAKE_MAKE_PROGRAM, else `ninja` in PATH) is older than 1.11 (a phony's
+/// time is its newest input's only since 1.11) or unknown. The rewritten
+/// manifest requires 1.11 when sets are used, so an older ninja stops loudly.
+std::string deps_set_command(const Options& opts, bool no_dir,
+                             const std::vector<std::unique_ptr<Top>>& tops) {
+    const char* env = std::getenv("PHC_REGEN_DEPSETS");
+    if ((env && std::string_view(env) == "0") || opts.self.empty() || no_dir) return {};
+    std::string program;
+    if (auto cache = util::read_file("CMakeCache.txt"))
+        program = cache_value(*cache, "CMAKE_MAKE_PROGRAM");
+    if (program.empty()) program = util::find_program("ninja");
+    if (program.empty() || ninja_version(program) < std::pair{1, 11}) return {};
+    if (!opts.dry_run) {
+        std::vector<std::string> outputs; // headers an edge writes are not declared
+        for (const auto& top : tops)
+            for (size_t i = 0; i < top->m.edge_count(); ++i) {
+                ninja::EdgeRef e = top->m.edge(i);
+                for (auto o : e.outputs())
+                    outputs.emplace_back(o);
+                for (auto o : e.implicit_outputs())
+                    outputs.emplace_back(o);
+            }
+        if (auto st = prepare_sets(kSetsFile, std::move(outputs)); !st) return {};
+    }
+    return compile::quote_word(opts.self) + " deps-set " + compile::quote_word(kSetsFile);
+}
+
 /// Plans every edge of `top`, applies the results to its manifest (the hook
 /// included) and works out which files to write. Edges of files an earlier top
 /// included too (`counted`) are rewritten alike but counted once.
 Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
-                   probe::ProbeCache& probes, std::set<std::string>& counted, Summary& sum,
-                   PhaseTimer& timer) {
+                   probe::ProbeCache& probes, const std::string& deps_set,
+                   std::set<std::string>& counted, Summary& sum, PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     Names names = unique_names(m);
     names.overlap_host = opts.overlap_host;
+    names.deps_set = deps_set;
     std::optional<uint32_t> generator;
     std::vector<ninja::NewStatement> shared_rules; // declared at the top, in order of first use
     std::set<std::string> declared;
     // Evaluation, analysis, planning and rendering only read the manifest: they
     // run in parallel. The results are applied in manifest order, so the first
     // edge that fails is the one reported.
-    const Context context{m, probes, names, opts.device_jobs > 0, opts.verify_shapes, opts.select};
-    top.done = plan_all(context, opts.shapes, opts.threads, top.arenas);
+    const Context context{m, probes, names, opts.device_jobs > 0, opts.select};
+    top.done = plan_all(context, opts.threads);
     plan_links(context, top.done);
     timer.done("plan");
     size_t splits = 0, links = 0;
@@ -747,15 +747,11 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
                 for (const auto& [name, text] : *o.rules)
                     if (declared.insert(name).second)
                         shared_rules.push_back(ninja::RawStatement{text});
-            if (o.reused)
-                m.replace_borrowed(m.edge(i).statement(), o.borrowed);
-            else
-                m.replace_text(m.edge(i).statement(), std::move(o.text));
+            m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++splits;
             if (count) {
                 ++sum.objects_split;
                 sum.device_edges += o.d.archs.size();
-                sum.reused += o.reused;
             }
         } else if (count) {
             ++sum.left[o.d.code];
@@ -765,6 +761,11 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
 
     const std::string origin = in_place ? original_path(top.manifest) : top.src.path;
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
+    if (splits > 0 && !deps_set.empty())
+        head.push_back(ninja::RawStatement{fmt::format(
+            "# Device edges record one header set each (phony phc_s_*), which needs ninja 1.11.\n"
+            "ninja_required_version = 1.11\ninclude {}\n\n",
+            kSetsFile)});
     if (splits > 0 || links > 0) {
         for (auto& r : split_rules(names, opts.device_jobs)) {
             head.push_back(std::move(r));
@@ -820,10 +821,12 @@ Result<Summary> run(const Options& opts) {
         hook.tops.push_back(top->manifest);
         sum.manifests.push_back(top->manifest);
     }
-    probe::ProbeCache probes(probe_cache_path(opts, sum), opts.prober);
+    const std::string cache_path = probe_cache_path(opts, sum);
+    probe::ProbeCache probes(cache_path, opts.prober);
+    const std::string deps_set = deps_set_command(opts, cache_path.empty(), tops);
     std::set<std::string> counted;
     for (auto& top : tops)
-        if (auto st = rewrite_top(*top, opts, hook, probes, counted, sum, timer); !st)
+        if (auto st = rewrite_top(*top, opts, hook, probes, deps_set, counted, sum, timer); !st)
             return st.error();
     sum.probes_run = probes.probes_run();
 

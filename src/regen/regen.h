@@ -27,14 +27,12 @@ struct Options {
     /// A compile whose compiler cannot be probed fails the run; without it the
     /// edge is left alone ("probe-failed") and the rest is split.
     bool strict = false;
-    int threads = 0;            ///< planning threads; 0 = one per core, up to 8
-    bool shapes = true;         ///< plan once per edge shape (shapes.h), not once per edge
-    bool verify_shapes = false; ///< also plan every edge the full way; a difference is an error
-    std::string self;           ///< absolute path of phc-ninja, for the re-run hook
-    std::string build_dir;      ///< absolute build directory, for the re-run hook
-    probe::Prober prober;       ///< asks the compiler (tests give recorded results)
-    split::Selection select;    ///< which objects to split (--only, --skip)
-    bool overlap_host = false;  ///< host compiles beside the device compiles (plan.h)
+    int threads = 0;           ///< planning threads; 0 = one per core, up to 8
+    std::string self;          ///< absolute path of phc-ninja, for the re-run hook
+    std::string build_dir;     ///< absolute build directory, for the re-run hook
+    probe::Prober prober;      ///< asks the compiler (tests give recorded results)
+    split::Selection select;   ///< which objects to split (--only, --skip)
+    bool overlap_host = false; ///< host compiles beside the device compiles (plan.h)
 };
 
 /// What a run did.
@@ -43,7 +41,6 @@ struct Summary {
     size_t device_edges = 0;
     size_t links_split = 0;             ///< RDC links split per architecture
     size_t device_links = 0;            ///< their device-link edges
-    size_t reused = 0;                  ///< split edges planned from their shape (shapes.h)
     size_t other_edges = 0;             ///< edges that are not HIP compiles
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
     size_t probes_run = 0;

@@ -8,7 +8,6 @@
 # to overwrite what they read. Stale temporaries are removed on the next write.
 # Device nodes are private ones made with mknod in the scratch folder, never /dev.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-export PHC_REGEN_VERIFY=1
 W=$(suite_dir hardening_outputs)
 L=$(dirname "$PHC")/phc-launch
 export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json

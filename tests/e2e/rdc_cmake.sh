@@ -6,7 +6,6 @@
 # identical to the driver's link of those objects, no-op after a build, exact
 # rebuilds, adding an architecture compiles and links only its device code.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-export PHC_REGEN_VERIFY=1
 dir=$(suite_dir rdc_cmake)
 src=$dir/src
 b=$dir/build

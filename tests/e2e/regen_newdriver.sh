@@ -11,7 +11,6 @@
 # links in its own process: left alone), identical to the driver's; a failing
 # device link shows lld's message for its architecture.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-export PHC_REGEN_VERIFY=1
 dir=$(suite_dir regen_newdriver)
 cd "$dir" || exit 1
 C22=/usr/lib/llvm-22/bin/clang++

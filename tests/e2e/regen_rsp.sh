@@ -6,7 +6,6 @@
 # CUID, no-op after the build, exact rebuilds. Also `@file` through gen and the
 # launcher.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-export PHC_REGEN_VERIFY=1
 dir=$(suite_dir regen_rsp)
 src=$dir/src
 b=$dir/build

@@ -54,20 +54,6 @@ TEST_CASE("manifest pieces: unedited runs stay whole around an edit") {
     CHECK(concat(pieces) == "rule r\n  command = c $in\nbuild a: r x\nbuild c: r z\n");
 }
 
-TEST_CASE("manifest pieces: a borrowed replacement is used as is, not copied") {
-    std::string text = "rule r\n  command = c $in\nbuild a: r x\nbuild b: r y\n";
-    auto m = parse_ok(text);
-    const std::string kept = "build a2: r x\n";
-    m.replace_borrowed(m.edge(0).statement(), kept);
-    auto pieces = m.pieces(0);
-    REQUIRE(pieces.size() == 3);
-    CHECK(pieces[1].data() == kept.data());
-    CHECK(m.write_file(0) == "rule r\n  command = c $in\nbuild a2: r x\nbuild b: r y\n");
-    // A later owned replacement of the same statement wins.
-    m.replace_text(m.edge(0).statement(), "build a3: r x\n");
-    CHECK(m.write_file(0) == "rule r\n  command = c $in\nbuild a3: r x\nbuild b: r y\n");
-}
-
 TEST_CASE("manifest pieces: every kind of edit, against a model, in the top and an included "
           "file") {
     // A top file of many statements including a file; random edits of every

@@ -2,7 +2,6 @@
 #include "util/file.h"
 #include "util/hash.h"
 #include "util/subprocess.h"
-#include "util/text_arena.h"
 
 #include <algorithm>
 #include <atomic>
@@ -36,28 +35,6 @@ TEST_CASE("hash parts are length-prefixed and stable") {
     CHECK(a.hex64().size() == 16);
     CHECK(util::hash_hex("x") == util::hash_hex("x"));
     CHECK(util::hash_hex("x") != util::hash_hex("y"));
-}
-
-TEST_CASE("text arena: views stay valid and intact across chunks") {
-    util::TextArena arena;
-    std::vector<std::string_view> views;
-    std::vector<std::string> expected;
-    // 48 texts of 1 MiB fill more than one 32 MiB chunk; one larger than a chunk.
-    for (int k = 0; k < 48; ++k)
-        expected.push_back(std::string(size_t{1} << 20, static_cast<char>('a' + k % 26)) +
-                           std::to_string(k));
-    expected.push_back(std::string(size_t{40} << 20, 'z'));
-    expected.push_back("tail");
-    for (const std::string& t : expected)
-        views.push_back(arena.add(t));
-    CHECK(arena.add("").empty());
-    REQUIRE(views.size() == expected.size());
-    for (size_t k = 0; k < views.size(); ++k) {
-        CHECK(views[k] == expected[k]);
-        CHECK(views[k].data() != expected[k].data());
-    }
-    util::TextArena moved(std::move(arena));
-    CHECK(views.back() == "tail"); // the chunks moved with the arena, not the bytes
 }
 
 TEST_CASE("atomic write replaces content and keeps mode; read_file errors name the path") {

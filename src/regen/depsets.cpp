@@ -1,0 +1,454 @@
+#include "regen/depsets.h"
+
+#include "util/file.h"
+#include "util/hash.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <map>
+#include <pthread.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace phc::regen {
+
+namespace {
+
+constexpr std::string_view kHeader =
+    "# phc-ninja: header sets of the split device compiles (src/regen/depsets.h).\n"
+    "# Written by the builds; regen keeps it. Do not edit.\n";
+
+/// Whether a ninja statement can carry `path` as it is.
+bool plain_path(std::string_view path) {
+    if (path.empty()) return false;
+    for (char c : path) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f || c == ' ' || c == ':' || c == '$' || c == '|' || c == '#' ||
+            c == '\\')
+            return false;
+    }
+    return true;
+}
+
+/// `path` as ninja spells its node: "." components and doubled slashes gone,
+/// "dir/.." folded (ninja's CanonicalizePath, without Windows' rules).
+std::string canonical(std::string_view path) {
+    std::vector<std::string_view> parts;
+    const bool absolute = path.starts_with('/');
+    size_t kept = 0; // parts that a ".." may fold
+    for (size_t at = 0; at <= path.size();) {
+        size_t slash = path.find('/', at);
+        if (slash == std::string_view::npos) slash = path.size();
+        std::string_view part = path.substr(at, slash - at);
+        at = slash + 1;
+        if (part.empty() || part == ".") continue;
+        if (part == ".." && kept > 0) {
+            parts.pop_back();
+            --kept;
+            continue;
+        }
+        parts.push_back(part);
+        if (part != "..") ++kept;
+    }
+    std::string out = absolute ? "/" : "";
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) out += '/';
+        out += parts[i];
+    }
+    return out.empty() ? std::string(".") : out;
+}
+
+/// The index entry of a name the sets file defines: sets and chunks by their
+/// name, headers by a hash of their path.
+std::string entry_of(std::string_view name) {
+    const bool own = name.size() == 22 &&
+                     (name.starts_with("phc_s_") || name.starts_with("phc_c_")) &&
+                     name.find_first_not_of("0123456789abcdef", 6) == std::string_view::npos;
+    return own ? std::string(name) : "h_" + util::Hasher().add(name).hex64();
+}
+
+/// Sorted output paths of the manifests (what regen wrote), for declaring
+/// headers: a path some edge writes must not be declared again.
+struct Outputs {
+    std::string text;
+    std::vector<std::string_view> paths;
+    bool has(std::string_view p) const { return std::binary_search(paths.begin(), paths.end(), p); }
+};
+
+std::optional<Outputs> load_outputs(const std::string& path) {
+    auto text = util::read_file(path);
+    if (!text) return std::nullopt;
+    Outputs o;
+    o.text = std::move(*text);
+    for (size_t at = 0; at < o.text.size();) {
+        size_t nl = o.text.find('\n', at);
+        if (nl == std::string::npos) nl = o.text.size();
+        if (nl > at) o.paths.push_back(std::string_view(o.text).substr(at, nl - at));
+        at = nl + 1;
+    }
+    if (!std::is_sorted(o.paths.begin(), o.paths.end())) std::sort(o.paths.begin(), o.paths.end());
+    return o;
+}
+
+bool exists(const std::string& path) {
+    return ::access(path.c_str(), F_OK) == 0;
+}
+
+/// Creates an empty file (an index entry); true when it exists afterwards.
+bool touch(const std::string& path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+}
+
+bool write_all(int fd, std::string_view text) {
+    while (!text.empty()) {
+        ssize_t n = ::write(fd, text.data(), text.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        text.remove_prefix(static_cast<size_t>(n));
+    }
+    return true;
+}
+
+/// The size of the sets file that `index` describes, or -1.
+long long covered(const std::string& index) {
+    auto text = util::read_file(index + "/covered");
+    if (!text || text->empty()) return -1;
+    long long n = 0;
+    for (char c : *text) {
+        if (c == '\n') break;
+        if (c < '0' || c > '9') return -1;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
+Status set_covered(const std::string& index, long long size) {
+    return util::write_file_atomic(index + "/covered", std::to_string(size) + "\n");
+}
+
+/// Removes every entry of the index folder (made when missing).
+Status clear_index(const std::string& index) {
+    if (auto st = util::make_dirs(index); !st) return st;
+    DIR* dir = ::opendir(index.c_str());
+    if (!dir) return make_error(fmt::format("{}: error: {}", index, std::strerror(errno)));
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(dir)) {
+        std::string_view n = e->d_name;
+        if (n != "." && n != "..") names.emplace_back(n);
+    }
+    ::closedir(dir);
+    for (const std::string& n : names)
+        ::unlink((index + "/" + n).c_str());
+    return Ok{};
+}
+
+/// The names `text` (a sets file) defines, and how much of it is whole lines.
+std::vector<std::string_view> defined_names(std::string_view text, size_t* whole) {
+    std::vector<std::string_view> out;
+    size_t at = 0;
+    while (at < text.size()) {
+        size_t nl = text.find('\n', at);
+        if (nl == std::string_view::npos) break;
+        std::string_view line = text.substr(at, nl - at);
+        at = nl + 1;
+        if (!line.starts_with("build ")) continue;
+        size_t colon = line.find(':');
+        if (colon != std::string_view::npos) out.push_back(line.substr(6, colon - 6));
+    }
+    *whole = at;
+    return out;
+}
+
+/// Makes the index describe the sets file open as `fd` (locked, `size` bytes),
+/// dropping a last line cut short.
+Status rebuild_index(const std::string& sets, const std::string& index, int fd, long long* size) {
+    auto text = util::read_file(sets);
+    if (!text) return text.error();
+    size_t whole = 0;
+    auto names = defined_names(*text, &whole);
+    if (whole != text->size()) {
+        if (::ftruncate(fd, static_cast<off_t>(whole)) != 0)
+            return make_error(fmt::format("{}: error: {}", sets, std::strerror(errno)));
+    }
+    if (auto st = clear_index(index); !st) return st;
+    for (std::string_view n : names)
+        if (!touch(index + "/" + entry_of(n)))
+            return make_error(fmt::format("{}/{}: error: {}", index, n, std::strerror(errno)));
+    *size = static_cast<long long>(whole);
+    return set_covered(index, *size);
+}
+
+/// Blocks the stop signals in this thread while it lives.
+class BlockStops {
+public:
+    BlockStops() {
+        sigset_t s;
+        sigemptyset(&s);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+            sigaddset(&s, sig);
+        pthread_sigmask(SIG_BLOCK, &s, &old_);
+    }
+    ~BlockStops() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    BlockStops(const BlockStops&) = delete;
+    BlockStops& operator=(const BlockStops&) = delete;
+
+private:
+    sigset_t old_;
+};
+
+/// Appends what `set` needs to the sets file (open as `fd`, locked) and indexes
+/// it: its new headers (each as a phony of no inputs, unless an edge writes it,
+/// so that a deleted header is a missing input, not an error), new chunks, the set.
+Status append_set(const std::string& sets, const std::string& index, int fd, const DepSet& set,
+                  const Outputs& outputs) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return make_error(fmt::format("{}: error: {}", sets, std::strerror(errno)));
+    long long size = st.st_size;
+    if (covered(index) != size)
+        if (auto rebuilt = rebuild_index(sets, index, fd, &size); !rebuilt) return rebuilt;
+    if (exists(index + "/" + set.name)) return Ok{}; // another compile added it meanwhile
+    std::string text;
+    std::vector<std::string> names;
+    for (const auto& c : set.chunks) {
+        if (exists(index + "/" + c.name)) continue;
+        for (const std::string& h : c.paths) {
+            std::string entry = entry_of(h);
+            if (outputs.has(h) || exists(index + "/" + entry) ||
+                std::find(names.begin(), names.end(), entry) != names.end())
+                continue;
+            text += "build " + h + ": phony\n";
+            names.push_back(std::move(entry));
+        }
+    }
+    for (const auto& c : set.chunks) {
+        if (exists(index + "/" + c.name)) continue;
+        text += c.line;
+        names.push_back(c.name);
+    }
+    text += set.line;
+    names.push_back(set.name);
+    BlockStops block; // the lines, their index entries and the covered size go together
+    if (!write_all(fd, text))
+        return make_error(fmt::format("{}: error: cannot append: {}", sets, std::strerror(errno)));
+    for (const std::string& n : names)
+        if (!touch(index + "/" + n))
+            return make_error(fmt::format("{}/{}: error: {}", index, n, std::strerror(errno)));
+    return set_covered(index, size + static_cast<long long>(text.size()));
+}
+
+} // namespace
+
+std::optional<Depfile> parse_depfile(std::string_view text) {
+    // Join continued lines; any other backslash is an escape we do not carry.
+    std::string joined;
+    joined.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (c == '\\') {
+            if (i + 1 < text.size() && text[i + 1] == '\n') {
+                joined += ' ';
+                ++i;
+                continue;
+            }
+            if (i + 2 < text.size() && text[i + 1] == '\r' && text[i + 2] == '\n') {
+                joined += ' ';
+                i += 2;
+                continue;
+            }
+            return std::nullopt;
+        }
+        joined += c == '\r' ? ' ' : c;
+    }
+    // One rule: one line with text (blank lines around it are fine).
+    std::string_view rule;
+    for (size_t at = 0; at < joined.size();) {
+        size_t nl = joined.find('\n', at);
+        std::string_view line =
+            std::string_view(joined).substr(at, nl == std::string::npos ? nl : nl - at);
+        at = nl == std::string::npos ? joined.size() : nl + 1;
+        if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+        if (!rule.empty()) return std::nullopt;
+        rule = line;
+    }
+    size_t colon = rule.find(':');
+    if (colon == std::string_view::npos) return std::nullopt;
+    Depfile d;
+    auto words = [](std::string_view s) {
+        std::vector<std::string> out;
+        for (size_t at = 0; at < s.size();) {
+            size_t start = s.find_first_not_of(" \t", at);
+            if (start == std::string_view::npos) break;
+            size_t end = s.find_first_of(" \t", start);
+            if (end == std::string_view::npos) end = s.size();
+            out.emplace_back(s.substr(start, end - start));
+            at = end;
+        }
+        return out;
+    };
+    auto targets = words(rule.substr(0, colon));
+    if (targets.size() != 1 || !plain_path(targets[0])) return std::nullopt;
+    d.target = std::move(targets[0]);
+    d.deps = words(rule.substr(colon + 1));
+    for (const std::string& dep : d.deps)
+        if (!plain_path(dep)) return std::nullopt;
+    return d;
+}
+
+DepSet make_depset(std::vector<std::string> deps) {
+    for (std::string& d : deps)
+        d = canonical(d);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    std::map<std::string_view, std::vector<std::string_view>> by_folder;
+    for (const std::string& p : deps) {
+        size_t slash = p.rfind('/');
+        by_folder[std::string_view(p).substr(0, slash == std::string::npos ? 0 : slash)].push_back(
+            p);
+    }
+    DepSet set;
+    util::Hasher whole;
+    for (const auto& [folder, paths] : by_folder) {
+        util::Hasher h;
+        for (std::string_view p : paths)
+            h.add(p);
+        DepSet::Chunk c;
+        c.paths.assign(paths.begin(), paths.end());
+        c.name = "phc_c_" + h.hex64();
+        c.line = "build " + c.name + ": phony";
+        for (std::string_view p : paths) {
+            c.line += ' ';
+            c.line += p;
+        }
+        c.line += '\n';
+        whole.add(c.name);
+        set.chunks.push_back(std::move(c));
+    }
+    set.name = "phc_s_" + whole.hex64();
+    set.line = "build " + set.name + ": phony";
+    for (const auto& c : set.chunks)
+        set.line += " " + c.name;
+    set.line += '\n';
+    return set;
+}
+
+Status deps_set(const std::string& sets, const std::string& depfile,
+                const std::vector<std::string>& inputs) {
+    auto text = util::read_file(depfile);
+    if (!text) return Ok{}; // no depfile: nothing to share
+    auto d = parse_depfile(*text);
+    if (!d) return Ok{};
+    // The edge's own inputs are its dependencies anyway (the source): leaving
+    // them out lets every object with the same headers share one set.
+    std::vector<std::string> deps;
+    for (const std::string& dep : d->deps) {
+        std::string c = canonical(dep);
+        bool input = std::any_of(inputs.begin(), inputs.end(),
+                                 [&](const std::string& in) { return canonical(in) == c; });
+        if (!input) deps.push_back(std::move(c));
+    }
+    if (deps.empty()) return Ok{};
+    const DepSet set = make_depset(std::move(deps));
+    const std::string index = sets + ".index";
+    if (!exists(index + "/" + set.name)) {
+        // Headers may be declared only knowing what the manifest writes.
+        auto outputs = load_outputs(sets + ".outputs");
+        if (!outputs) return Ok{};
+        int fd = ::open(sets.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd < 0) return Ok{}; // no sets file (regen did not make one): keep the list
+        while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+        }
+        Status st = append_set(sets, index, fd, set, *outputs);
+        ::close(fd); // releases the lock
+        if (!st) return st;
+    }
+    const std::string rewritten = d->target + ": " + set.name + "\n";
+    int fd = ::open(depfile.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0 || !write_all(fd, rewritten)) {
+        std::string why = std::strerror(errno);
+        if (fd >= 0) ::close(fd);
+        return make_error(fmt::format("{}: error: cannot rewrite: {}", depfile, why));
+    }
+    ::close(fd);
+    return Ok{};
+}
+
+Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
+    const std::string index = sets + ".index";
+    size_t slash = sets.rfind('/');
+    if (slash != std::string::npos)
+        if (auto st = util::make_dirs(sets.substr(0, slash)); !st) return st;
+    for (std::string& o : outputs)
+        o = canonical(o);
+    std::sort(outputs.begin(), outputs.end());
+    outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+    std::string listed;
+    for (const std::string& o : outputs)
+        if (o.find('\n') == std::string::npos) listed += o + "\n";
+    if (auto was = util::read_file(sets + ".outputs"); !was || *was != listed)
+        if (auto st = util::write_file_atomic(sets + ".outputs", listed); !st) return st;
+    std::string keep;
+    bool reset = true, dropped = false;
+    size_t whole = 0;
+    if (auto text = util::read_file(sets)) {
+        // Keep only whole lines of the shapes deps_set() writes, and no header
+        // that an edge now writes (CMake re-ran: it would be defined twice).
+        reset = false;
+        size_t at = 0;
+        while (at < text->size()) {
+            size_t nl = text->find('\n', at);
+            if (nl == std::string::npos) break;
+            std::string_view line = std::string_view(*text).substr(at, nl - at);
+            at = nl + 1;
+            const bool own =
+                (line.starts_with("build phc_c_") || line.starts_with("build phc_s_")) &&
+                line.find(": phony") == 28;
+            const bool header = line.starts_with("build ") && line.ends_with(": phony") &&
+                                line.find(':') == line.size() - 7;
+            if (header && std::binary_search(outputs.begin(), outputs.end(),
+                                             line.substr(6, line.size() - 13))) {
+                dropped = true;
+                continue;
+            }
+            if (!line.empty() && line[0] != '#' && !own && !header) {
+                reset = true;
+                break;
+            }
+            keep.append(line).append("\n");
+        }
+        whole = at;
+        if (!reset && !dropped && whole == text->size() &&
+            covered(index) == static_cast<long long>(whole))
+            return Ok{}; // whole, and the index describes it
+        if (reset) keep.clear();
+    }
+    if (keep.empty()) keep = std::string(kHeader);
+    if (auto st = clear_index(index); !st) return st;
+    if (auto st = util::write_file_atomic(sets, keep); !st) return st;
+    return Ok{}; // the next deps-set rebuilds the index from the file
+}
+
+int deps_set_main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: phc-ninja deps-set SETS DEPFILE [INPUT...]\n"
+                             "  (run by the device edges phc-ninja regen writes; see "
+                             "src/regen/depsets.h)\n");
+        return 2;
+    }
+    // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
+    if (auto st = deps_set(argv[1], argv[2], std::vector<std::string>(argv + 3, argv + argc)); !st)
+        std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().message.c_str());
+    return 0;
+}
+
+} // namespace phc::regen

@@ -1,0 +1,90 @@
+// Header sets: one deps-log entry per device edge instead of its whole header list.
+//
+// Every split object has one device edge per architecture, and each needs its
+// headers as dependencies (a header only device code reads must rebuild the
+// device code). Kept by ninja in .ninja_deps, that is one record of a few
+// hundred headers per device edge: what makes a split build slow to load.
+// Instead, a device edge's command ends with `phc-ninja deps-set SETS DEPFILE`,
+// which reads the depfile the compile wrote and replaces its list by one name,
+// phc_s_<hash of the list>, after making sure that SETS (a ninja file the
+// rewritten manifest includes) defines it:
+//
+//     build phc_c_<hash>: phony /usr/include/hip/a.h /usr/include/hip/b.h   # a chunk:
+//     build phc_c_<hash>: phony /src/include/x.h                            # one folder
+//     build phc_s_<hash>: phony phc_c_<hash> phc_c_<hash>                   # the set
+//
+// Since ninja 1.11 a phony's time is its newest input's, so the device edge is
+// dirty exactly when one of its headers is newer than its output, as with the
+// whole list in its record. Sets and chunks are written once for all objects
+// and architectures that share them (the architectures of one object almost
+// always do; the source, an input of the edge anyway, is left out). The host
+// edge keeps its own whole record, as the plain build does.
+//
+// SETS grows by appends under an flock. Which names it defines is kept as one
+// empty file per name in SETS.index/, with SETS.index/covered holding the size
+// of SETS they describe; whenever that size is not SETS's own (a write that
+// was cut short, a lost index), the index is rebuilt from SETS before anything
+// is appended, so no name is ever defined twice. Each header is declared once,
+// `build <header>: phony` (as CMake declares its own inputs), unless an edge
+// writes it (SETS.outputs, from regen): a deleted header is then an input
+// that is missing (a rebuild), not an error. Anything unusual (a depfile
+// of several rules, a path with a space, ':', '$' or '\', no SETS) leaves the
+// depfile as it is: the edge then records the whole list, correct as before.
+#pragma once
+
+#include "util/error.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace phc::regen {
+
+/// Where the sets of a build directory are (relative to it).
+inline constexpr const char* kSetsFile = ".phc-ninja/deps.ninja";
+
+/// A depfile of one rule.
+struct Depfile {
+    std::string target;
+    std::vector<std::string> deps;
+};
+
+/// Parses a depfile as clang writes it: "target: dep dep \<newline> dep ...".
+/// nullopt for anything else, and for paths a ninja statement cannot carry as
+/// they are (a space, ':', '$', '|', '#', '\', a control character).
+std::optional<Depfile> parse_depfile(std::string_view text);
+
+/// The statements that define the set of `deps` (as ninja spells the paths,
+/// sorted, duplicates dropped).
+struct DepSet {
+    struct Chunk {
+        std::vector<std::string> paths; ///< one folder's, sorted
+        std::string name;               ///< phc_c_<hash>
+        std::string line;               ///< "build phc_c_<hash>: phony <paths of one folder>\n"
+    };
+    std::string name;          ///< phc_s_<hash>
+    std::vector<Chunk> chunks; ///< by folder, in order
+    std::string line;          ///< "build phc_s_<hash>: phony <chunk names>\n"
+};
+DepSet make_depset(std::vector<std::string> deps);
+
+/// Replaces the list of `depfile` by its set's name, writing the set into
+/// `sets` first when it is new (see above); dependencies that are among the
+/// edge's `inputs` (the source) are left out of the set. Leaves the depfile
+/// alone when it is unusual, or `sets` or its list of outputs does not exist;
+/// an Error only for a failure that may have left `sets` inconsistent with its
+/// index (the next run repairs the index).
+Status deps_set(const std::string& sets, const std::string& depfile,
+                const std::vector<std::string>& inputs = {});
+
+/// For regen: makes `sets` ready to include: created when missing; a last line
+/// cut short is dropped, and any header now among `outputs` (every path an
+/// edge of the manifests writes, kept as SETS.outputs); the index is cleared
+/// when it does not describe `sets`.
+Status prepare_sets(const std::string& sets, std::vector<std::string> outputs);
+
+/// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device edges regen writes).
+int deps_set_main(int argc, char** argv);
+
+} // namespace phc::regen

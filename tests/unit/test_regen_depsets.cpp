@@ -1,0 +1,222 @@
+// Header sets (regen/depsets.h): reading clang's depfiles, naming sets and
+// chunks, appending each once, keeping the index true to the file.
+#include "regen/depsets.h"
+#include "util/file.h"
+
+#include <cstdlib>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace phc;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A scratch folder, removed at the end.
+struct Scratch {
+    fs::path dir;
+    Scratch() {
+        char tmpl[] = "/tmp/phc-unit-depsets-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        dir = tmpl;
+    }
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string read(const std::string& path) {
+    auto t = util::read_file(path);
+    REQUIRE(t.ok());
+    return *t;
+}
+
+void write(const std::string& path, const std::string& text) {
+    REQUIRE(util::write_file_atomic(path, text).ok());
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("depfile: clang's one rule with continued lines") {
+    auto d =
+        regen::parse_depfile("x.o.phc/gfx906.o: /s/x.hip \\\n  /s/inc/a.h /usr/include/b.h \\\n"
+                             "  rel/c.h\n");
+    REQUIRE(d.has_value());
+    CHECK(d->target == "x.o.phc/gfx906.o");
+    CHECK(d->deps ==
+          std::vector<std::string>{"/s/x.hip", "/s/inc/a.h", "/usr/include/b.h", "rel/c.h"});
+    auto empty = regen::parse_depfile("x.o:\n");
+    REQUIRE(empty.has_value());
+    CHECK(empty->deps.empty());
+}
+
+TEST_CASE("depfile: anything unusual is refused (the edge keeps its whole list)") {
+    CHECK_FALSE(regen::parse_depfile("x.o: a\\ b.h\n"));      // escaped space
+    CHECK_FALSE(regen::parse_depfile("x.o: a$$b.h\n"));       // dollar
+    CHECK_FALSE(regen::parse_depfile("x.o: a.h\nb.h:\n"));    // two rules (-MP)
+    CHECK_FALSE(regen::parse_depfile("x.o y.o: a.h\n"));      // two targets
+    CHECK_FALSE(regen::parse_depfile("x.o: c:/a.h\n"));       // a colon in a path
+    CHECK_FALSE(regen::parse_depfile("x.o a.h\n"));           // no rule
+    CHECK_FALSE(regen::parse_depfile("x.o: a|b.h\n"));        // ninja's '|'
+    CHECK_FALSE(regen::parse_depfile("x.o: a#b.h\n"));        // a comment sign
+    CHECK(regen::parse_depfile("\nx.o: a.h \\\r\n b.h\r\n")); // CRLF is fine
+}
+
+TEST_CASE("depset: one chunk per folder, named by content, order and duplicates do not matter") {
+    auto s = regen::make_depset({"/i/b.h", "/i/a.h", "/u/c.h", "/i/a.h", "top.h"});
+    REQUIRE(s.chunks.size() == 3); // "", "/i", "/u"
+    CHECK(s.chunks[0].line == "build " + s.chunks[0].name + ": phony top.h\n");
+    CHECK(s.chunks[1].line == "build " + s.chunks[1].name + ": phony /i/a.h /i/b.h\n");
+    CHECK(s.chunks[2].line == "build " + s.chunks[2].name + ": phony /u/c.h\n");
+    CHECK(s.line == "build " + s.name + ": phony " + s.chunks[0].name + " " + s.chunks[1].name +
+                        " " + s.chunks[2].name + "\n");
+    CHECK(s.name.size() == 6 + 16);
+    CHECK(s.name.starts_with("phc_s_"));
+    auto same = regen::make_depset({"top.h", "/u/c.h", "/i/b.h", "/i/a.h"});
+    CHECK(same.name == s.name);
+    auto other = regen::make_depset({"/i/a.h", "/u/c.h", "top.h"});
+    CHECK(other.name != s.name);
+    CHECK(other.chunks[0].name == s.chunks[0].name); // shared folders share chunks
+    CHECK(other.chunks[1].name != s.chunks[1].name);
+    CHECK(other.chunks[2].name == s.chunks[2].name);
+}
+
+TEST_CASE("deps_set: the list becomes one name, each set and chunk is written once") {
+    Scratch t;
+    const std::string sets = t.path("deps.ninja");
+    REQUIRE(regen::prepare_sets(sets, {}).ok());
+    const std::string d1 = t.path("a.d"), d2 = t.path("b.d"), d3 = t.path("c.d");
+    write(d1, "a.o: /s/a.hip /i/x.h /i/y.h\n");
+    write(d2, "b.o: /s/a.hip /i/y.h /i/x.h\n"); // the same set
+    write(d3, "c.o: /s/c.hip /i/x.h /i/y.h\n"); // shares the /i chunk
+    REQUIRE(regen::deps_set(sets, d1).ok());
+    REQUIRE(regen::deps_set(sets, d2).ok());
+    REQUIRE(regen::deps_set(sets, d3).ok());
+    const auto s1 = regen::make_depset({"/s/a.hip", "/i/x.h", "/i/y.h"});
+    const auto s3 = regen::make_depset({"/s/c.hip", "/i/x.h", "/i/y.h"});
+    CHECK(read(d1) == "a.o: " + s1.name + "\n");
+    CHECK(read(d2) == "b.o: " + s1.name + "\n");
+    CHECK(read(d3) == "c.o: " + s3.name + "\n");
+    const std::string text = read(sets);
+    CHECK(count(text, "build " + s1.name + ":") == 1);
+    CHECK(count(text, "build " + s3.name + ":") == 1);
+    CHECK(count(text, "phony /i/x.h") == 1); // one chunk for /i
+    for (const char* h : {"/s/a.hip", "/s/c.hip", "/i/x.h", "/i/y.h"})
+        CHECK(count(text, "build " + std::string(h) + ": phony\n") == 1); // each declared once
+    CHECK(count(text, "\nbuild ") == 4 + 3 + 2);
+    // Unusual depfiles and a missing sets file leave the list as it was.
+    write(d1, "a.o: /s/a\\ b.hip\n");
+    REQUIRE(regen::deps_set(sets, d1).ok());
+    CHECK(read(d1) == "a.o: /s/a\\ b.hip\n");
+    write(d1, "a.o: /s/a.hip /i/z.h\n");
+    REQUIRE(regen::deps_set(t.path("none.ninja"), d1).ok());
+    CHECK(read(d1) == "a.o: /s/a.hip /i/z.h\n");
+}
+
+TEST_CASE("deps_set: a lost or stale index is rebuilt from the file, never a name twice") {
+    Scratch t;
+    const std::string sets = t.path("deps.ninja");
+    REQUIRE(regen::prepare_sets(sets, {}).ok());
+    const std::string d = t.path("a.d");
+    write(d, "a.o: /s/a.hip /i/x.h\n");
+    REQUIRE(regen::deps_set(sets, d).ok());
+    const std::string once = read(sets);
+    // The index is lost: the next compile of the same set must not append it again.
+    fs::remove_all(sets + ".index");
+    write(d, "a.o: /s/a.hip /i/x.h\n");
+    REQUIRE(regen::deps_set(sets, d).ok());
+    CHECK(read(sets) == once);
+    // A line cut short (a crash mid-append) is dropped before anything is added.
+    write(sets, once + "build phc_c_0123456789abcdef: phony /i/x");
+    write(t.path("deps.ninja.index/covered"), "1\n");
+    write(d, "a.o: /s/b.hip /i/x.h\n");
+    REQUIRE(regen::deps_set(sets, d).ok());
+    const std::string text = read(sets);
+    CHECK(text.starts_with(once));
+    CHECK(text.find("/i/x\n") == std::string::npos);
+    CHECK(count(text, "build /i/x.h: phony\n") == 1);
+    CHECK(count(text, "phony /i/x.h") == 1);
+    CHECK(text.back() == '\n');
+    // regen keeps whole, known lines; a foreign line resets the file.
+    REQUIRE(regen::prepare_sets(sets, {}).ok());
+    CHECK(read(sets) == text);
+    write(sets, text + "rule r\n  command = x\n");
+    REQUIRE(regen::prepare_sets(sets, {}).ok());
+    CHECK(count(read(sets), "build ") == 0);
+}
+
+TEST_CASE("deps_set: concurrent compiles append every set and chunk exactly once") {
+    Scratch t;
+    const std::string sets = t.path("deps.ninja");
+    REQUIRE(regen::prepare_sets(sets, {}).ok());
+    constexpr int kProcs = 8;
+    std::vector<pid_t> kids;
+    for (int p = 0; p < kProcs; ++p) {
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            for (int i = 0; i < 20; ++i) {
+                const std::string d = t.path("d" + std::to_string(p) + "_" + std::to_string(i));
+                std::string text = "o: /s/k" + std::to_string(i % 5) + ".hip /i/x.h /j/y" +
+                                   std::to_string(i % 3) + ".h\n";
+                if (!util::write_file_atomic(d, text).ok() || !regen::deps_set(sets, d).ok())
+                    ::_exit(1);
+            }
+            ::_exit(0);
+        }
+        kids.push_back(pid);
+    }
+    for (pid_t pid : kids) {
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    }
+    const std::string text = read(sets);
+    // 5 sources x 3 y-headers, but i % 5 and i % 3 pair up as 15 sets over 20 values of i.
+    CHECK(count(text, "build phc_s_") == 15);
+    CHECK(count(text, "build phc_c_") == 5 + 1 + 3); // /s per source, /i, /j per header
+    CHECK(count(text, "phony /i/x.h") == 1);
+    CHECK(count(text, "build /i/x.h: phony\n") == 1);
+    CHECK(count(text, ": phony\n") == 5 + 1 + 3); // every header once
+}
+
+TEST_CASE("deps_set: the source is left out, paths as ninja spells them, outputs not declared") {
+    Scratch t;
+    const std::string sets = t.path("deps.ninja");
+    REQUIRE(regen::prepare_sets(sets, {"gen/./cfg.h", "lib.a"}).ok());
+    CHECK(read(sets + ".outputs") == "gen/cfg.h\nlib.a\n");
+    const std::string d = t.path("a.d");
+    write(d, "o: ./src/a.hip /i/../i/x.h gen/cfg.h /i//y.h\n");
+    REQUIRE(regen::deps_set(sets, d, {"src/a.hip"}).ok());
+    const auto set = regen::make_depset({"/i/x.h", "/i/y.h", "gen/cfg.h"});
+    CHECK(read(d) == "o: " + set.name + "\n");
+    const std::string text = read(sets);
+    CHECK(text.find("a.hip") == std::string::npos);
+    CHECK(count(text, "build /i/x.h: phony\n") == 1);
+    CHECK(count(text, "build /i/y.h: phony\n") == 1);
+    CHECK(count(text, "build gen/cfg.h: phony") == 0); // an edge writes it
+    CHECK(count(text, " gen/cfg.h") == 1);             // but the set has it
+    // CMake re-ran and an edge now writes /i/y.h: regen drops its declaration.
+    REQUIRE(regen::prepare_sets(sets, {"/i/y.h", "gen/cfg.h", "lib.a"}).ok());
+    const std::string after = read(sets);
+    CHECK(count(after, "build /i/y.h: phony") == 0);
+    CHECK(count(after, "build /i/x.h: phony\n") == 1);
+    CHECK(count(after, "build " + set.name + ":") == 1);
+    // Without its list of outputs, a set is not written: the depfile keeps its list.
+    fs::remove(sets + ".outputs");
+    write(d, "o: /k/z.h\n");
+    REQUIRE(regen::deps_set(sets, d).ok());
+    CHECK(read(d) == "o: /k/z.h\n");
+}
