@@ -162,28 +162,8 @@ struct Facts {
     bool native = false;
 };
 
-std::vector<std::string> split_on(const std::string& v, char sep) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (true) {
-        size_t comma = v.find(sep, start);
-        out.push_back(v.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
-std::vector<std::string> split_commas(const std::string& v) {
-    return split_on(v, ',');
-}
-
-std::vector<std::string> split_colons(const std::string& v) {
-    return split_on(v, ':');
-}
-
 void add_archs(Facts& f, const std::string& value, bool remove) {
-    for (const std::string& arch : split_commas(value)) {
+    for (const std::string& arch : util::split_on(value, ',')) {
         if (remove) {
             if (arch == "all") f.archs.clear();
             std::erase(f.archs, arch);
@@ -376,7 +356,7 @@ namespace {
 /// A target ID with its features sorted ("gfx90a:xnack+:sramecc-" ->
 /// "gfx90a:sramecc-:xnack+"), as clang canonicalises it.
 std::string canonical_target_id(const std::string& id) {
-    std::vector<std::string> parts = split_colons(id);
+    std::vector<std::string> parts = util::split_on(id, ':');
     std::sort(parts.begin() + 1, parts.end());
     std::string out = parts[0];
     for (size_t i = 1; i < parts.size(); ++i)

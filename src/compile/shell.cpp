@@ -1,5 +1,7 @@
 #include "compile/shell.h"
 
+#include "util/quote.h"
+
 #include <array>
 #include <cctype>
 
@@ -213,18 +215,10 @@ void append_quoted(std::string& out, std::string_view word) {
         out += "''";
         return;
     }
-    if (is_safe_word(word)) {
+    if (is_safe_word(word))
         out += word;
-        return;
-    }
-    out += '\'';
-    for (char c : word) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    out += '\'';
+    else
+        util::append_single_quoted(out, word);
 }
 
 bool looks_like_assignment(std::string_view w) {

@@ -1,5 +1,7 @@
 // POSIX shell words: splitting a command string the way `/bin/sh -c` would, and
-// quoting argv back. The one place in phc-ninja that knows shell quoting rules.
+// quoting argv back. The one place in phc-ninja that knows shell quoting rules
+// (ninja/paths.h only reproduces ninja's own $in escaping, through the same
+// util/quote.h).
 #pragma once
 
 #include <string>

@@ -20,7 +20,7 @@ void add_archs(std::string_view list, std::vector<std::string_view>& archs) {
 }
 
 /// True when the command is about HIP or offloading at all (for the -E fix-ups).
-bool looks_like_hip(const std::vector<std::string>& argv) {
+bool mentions_offload(const std::vector<std::string>& argv) {
     for (size_t i = 0; i < argv.size(); ++i) {
         std::string_view a = argv[i];
         if (a.starts_with("--offload") || a.starts_with("--cuda-gpu-arch") || a == "-xhip" ||
@@ -56,7 +56,7 @@ Route route(const std::vector<std::string>& argv) {
                  a == "-M" || a == "-MM")
             return Route::PassThrough;
     }
-    if (preprocess) return looks_like_hip(argv) ? Route::Preprocess : Route::PassThrough;
+    if (preprocess) return mentions_offload(argv) ? Route::Preprocess : Route::PassThrough;
     if ((compile || rdc_link) && (archs.size() >= 2 || response_file)) return Route::Candidate;
     return Route::PassThrough;
 }

@@ -1,5 +1,7 @@
 #include "ninja/paths.h"
 
+#include "util/quote.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -126,18 +128,10 @@ bool shell_safe(std::string_view s) {
 } // namespace
 
 void append_shell_escaped(std::string& out, std::string_view s) {
-    if (shell_safe(s)) {
+    if (shell_safe(s))
         out += s;
-        return;
-    }
-    out += '\'';
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out += c;
-    }
-    out += '\'';
+    else
+        util::append_single_quoted(out, s);
 }
 
 } // namespace phc::ninja

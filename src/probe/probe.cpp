@@ -75,10 +75,6 @@ std::vector<std::string> job_words(std::string_view line) {
     return out;
 }
 
-bool has_prefix(std::string_view s, std::string_view p) {
-    return s.substr(0, p.size()) == p;
-}
-
 /// The jobs `-###` printed: the words of every line that is a quoted command.
 std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
     std::vector<std::vector<std::string>> jobs;
@@ -88,7 +84,7 @@ std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
         if (nl == std::string_view::npos) nl = text.size();
         std::string_view line = text.substr(start, nl - start);
         start = nl + 1;
-        if (!has_prefix(line, " \"")) continue;
+        if (!line.starts_with(" \"")) continue;
         std::vector<std::string> job = job_words(line);
         if (!job.empty()) jobs.push_back(std::move(job));
     }
@@ -111,7 +107,7 @@ std::string bundle_entry_arch(std::string_view entry) {
 std::vector<std::string> bundle_targets(const std::vector<std::string>& job) {
     std::vector<std::string> out;
     for (size_t i = 1; i < job.size(); ++i) {
-        if (!has_prefix(job[i], "-targets=")) continue;
+        if (!job[i].starts_with("-targets=")) continue;
         out.clear();
         std::string_view v = std::string_view(job[i]).substr(9);
         for (size_t start = 0; start <= v.size();) {
@@ -166,7 +162,7 @@ std::vector<std::vector<std::string>> wrapper_jobs(std::string_view text) {
         if (nl == std::string_view::npos) nl = text.size();
         std::string_view line = text.substr(start, nl - start);
         start = nl + 1;
-        if (!has_prefix(line, " \"")) continue;
+        if (!line.starts_with(" \"")) continue;
         std::vector<std::string> job = verbose_words(line);
         if (!job.empty()) jobs.push_back(std::move(job));
     }
@@ -182,11 +178,11 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
     size_t input_no = 0;
     for (size_t i = 1; i < job.size(); ++i) {
         std::string a = job[i];
-        if (has_prefix(a, "-input=")) {
+        if (a.starts_with("-input=")) {
             if (input_no >= targets.size())
                 return make_error("error: the bundler job has more inputs than targets");
             const std::string& t = targets[input_no++];
-            if (has_prefix(t, "host-")) {
+            if (t.starts_with("host-")) {
                 if (a != "-input=/dev/null") {
                     r.rdc = true;
                     a = "-input=" + std::string(ProbeResult::kHostToken);
@@ -196,7 +192,7 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
                     std::to_string(r.archs.size()) + "@";
                 r.archs.push_back(bundle_entry_arch(t));
             }
-        } else if (has_prefix(a, "-output=")) {
+        } else if (a.starts_with("-output=")) {
             a = "-output=" + std::string(ProbeResult::kOutputToken);
         }
         r.bundler_args.push_back(std::move(a));
@@ -212,7 +208,7 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
 Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResult& r) {
     for (const auto& job : jobs) {
         std::string_view prog = base_name(job[0]);
-        if (!has_prefix(prog, "llvm-offload-binary") && !has_prefix(prog, "clang-offload-packager"))
+        if (!prog.starts_with("llvm-offload-binary") && !prog.starts_with("clang-offload-packager"))
             continue;
         const std::string out = job_word_after(job, "-o");
         if (out.empty()) return make_error("error: the offload packer's job names no -o file");
@@ -220,7 +216,7 @@ Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResul
         for (const auto& other : jobs)
             for (size_t i = 1; i < other.size() && embed.empty(); ++i)
                 if (other[i].size() > out.size() && other[i].ends_with(out) &&
-                    has_prefix(other[i], "-f"))
+                    other[i].starts_with("-f"))
                     embed = other[i].substr(0, other[i].size() - out.size());
         if (embed.empty() || embed.back() != '=') return Ok{}; // not embedded: the wrapper's
         ProbeResult p;
@@ -229,7 +225,7 @@ Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResul
             std::string a = job[i];
             if (a == out && job[i - 1] == "-o") {
                 a = std::string(ProbeResult::kOutputToken);
-            } else if (has_prefix(a, "--image=")) {
+            } else if (a.starts_with("--image=")) {
                 size_t file = a.find("file="), comma = a.find(',', file);
                 size_t arch = a.find("arch="), arch_end = a.find(',', arch);
                 if (file == std::string::npos || arch == std::string::npos ||
@@ -265,16 +261,16 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
     for (const std::vector<std::string>& job : jobs_of(text)) {
         any_job = true;
         std::string_view prog = base_name(job[0]);
-        if (has_prefix(prog, "clang-offload-packager") || has_prefix(prog, "clang-linker-wrapper"))
+        if (prog.starts_with("clang-offload-packager") || prog.starts_with("clang-linker-wrapper"))
             r.driver = DriverKind::New;
         for (size_t i = 1; i < job.size(); ++i) {
-            if (has_prefix(job[i], "-fembed-offload-object")) r.driver = DriverKind::New;
+            if (job[i].starts_with("-fembed-offload-object")) r.driver = DriverKind::New;
             if (job[i] == "-fcuda-include-gpubinary") gpubinary = true;
-            if (has_prefix(job[i], "-cuid=")) cuid_seen = true;
-            if (job[i] == "-triple" && i + 1 < job.size() && has_prefix(job[i + 1], "amdgcn"))
+            if (job[i].starts_with("-cuid=")) cuid_seen = true;
+            if (job[i] == "-triple" && i + 1 < job.size() && job[i + 1].starts_with("amdgcn"))
                 ++r.device_compiles;
         }
-        if (has_prefix(prog, "clang-offload-bundler") && !bundler_seen) {
+        if (prog.starts_with("clang-offload-bundler") && !bundler_seen) {
             bundler_seen = true;
             if (auto s = read_bundler(job, r); !s) return s.error();
         }
@@ -306,8 +302,8 @@ template <typename Take> void for_each_key_flag(const std::vector<std::string>& 
         }
         if (a.option && (a.option->flags & kNotDriver)) continue;
         const std::string& w = argv[a.index];
-        if (!a.option && (has_prefix(w, "-O") || has_prefix(w, "-g") || has_prefix(w, "-W") ||
-                          has_prefix(w, "-std=")))
+        if (!a.option && (w.starts_with("-O") || w.starts_with("-g") || w.starts_with("-W") ||
+                          w.starts_with("-std=")))
             continue;
         for (size_t k = 0; k < a.count; ++k)
             take(std::string_view(argv[a.index + k]));
@@ -428,7 +424,7 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
 bool cc1_job_has(std::string_view jobs, bool device, std::string_view flag) {
     for (const std::vector<std::string>& job : jobs_of(jobs)) {
         if (job.size() < 2 || job[1] != "-cc1") continue;
-        if (has_prefix(job_word_after(job, "-triple"), "amdgcn") != device) continue;
+        if (job_word_after(job, "-triple").starts_with("amdgcn") != device) continue;
         return std::find(job.begin() + 1, job.end(), flag) != job.end();
     }
     return false;
@@ -496,10 +492,10 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     std::vector<std::string> wrapper, packer;
     for (const auto& job : jobs_of(text)) {
         std::string_view prog = base_name(job[0]);
-        if (has_prefix(prog, "clang-linker-wrapper") &&
+        if (prog.starts_with("clang-linker-wrapper") &&
             std::find(job.begin(), job.end(), "--emit-fatbin-only") != job.end())
             wrapper = job;
-        if (has_prefix(prog, "llvm-offload-binary") || has_prefix(prog, "clang-offload-packager"))
+        if (prog.starts_with("llvm-offload-binary") || prog.starts_with("clang-offload-packager"))
             packer = job;
     }
     if (wrapper.empty() || packer.empty() || scratch.empty()) return Ok{}; // RDC: not modelled
@@ -509,7 +505,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     for (size_t i = 1; i < packer.size(); ++i) {
         const std::string& w = packer[i];
         size_t file = w.find("file="), comma = w.find(',', file);
-        if (!has_prefix(w, "--image=") || file == std::string::npos) continue;
+        if (!w.starts_with("--image=") || file == std::string::npos) continue;
         std::string image = scratch + "/phc-image" + std::to_string(pack.size()) + ".o";
         if (!util::write_file_atomic(image, "phc probe stand-in\n").ok()) return Ok{};
         pack.push_back(w.substr(0, file + 5) + image +
@@ -529,7 +525,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     std::vector<std::vector<std::string>> compiles;
     std::vector<std::string> bundler;
     for (std::vector<std::string>& job : wrapper_jobs(ran->err + ran->out)) {
-        if (has_prefix(base_name(job[0]), "clang-offload-bundler"))
+        if (base_name(job[0]).starts_with("clang-offload-bundler"))
             bundler = job;
         else
             compiles.push_back(std::move(job));
@@ -538,7 +534,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     // The bundler's k-th input is the image one of the compiles writes.
     std::vector<std::string> inputs;
     for (const auto& w : bundler)
-        if (has_prefix(w, "-input=") && w != "-input=/dev/null") inputs.push_back(w.substr(7));
+        if (w.starts_with("-input=") && w != "-input=/dev/null") inputs.push_back(w.substr(7));
     ProbeResult b;
     if (!read_bundler(bundler, b).ok() || b.archs.size() != inputs.size()) return Ok{};
     std::vector<std::vector<std::string>> codegen(inputs.size());
@@ -552,7 +548,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
                 job[i] = std::string(ProbeResult::kOutputToken) + ".";
             } else if (job[i] == out) {
                 job[i] = std::string(ProbeResult::kOutputToken);
-            } else if (has_prefix(job[i], temp)) {
+            } else if (job[i].starts_with(temp)) {
                 job[i] = std::string(ProbeResult::kInputToken) + "0@";
                 ++temps;
             } else if (job[i].find(scratch) != std::string::npos) {

@@ -187,15 +187,11 @@ std::vector<std::string> command_archs(const std::vector<std::string>& argv) {
         bool add = a.is("--offload-arch=") || a.is("--cuda-gpu-arch=");
         bool remove = a.is("--no-offload-arch=") || a.is("--no-cuda-gpu-arch=");
         if (!add && !remove) continue;
-        for (size_t start = 0;;) {
-            size_t comma = a.value.find(',', start);
-            std::string v = a.value.substr(start, comma - start);
+        for (const std::string& v : util::split_on(a.value, ',')) {
             if (add && v == "native") return {};
             if (add && !v.empty()) archs.push_back(v);
             if (remove && v == "all") archs.clear();
             if (remove) std::erase(archs, v);
-            if (comma == std::string::npos) break;
-            start = comma + 1;
         }
     }
     return arch_set(archs);

@@ -63,7 +63,7 @@ bool looks_like_rdc_link(std::string_view cmd) {
 }
 
 /// Cheap test that a command may be a HIP compile worth analysing.
-bool looks_like_hip(std::string_view cmd) {
+bool may_be_hip_compile(std::string_view cmd) {
     for (std::string_view needle :
          {"offload-arch", "cuda-gpu-arch", "hipcc", "-x hip", "-xhip", ".hip ", ".hip'", ".hip\""})
         if (cmd.find(needle) != std::string_view::npos) return true;
@@ -402,7 +402,7 @@ Outcome plan_one(const Context& c, size_t edge) {
         o.kind = Outcome::Kind::Link;
         return o;
     }
-    if (!looks_like_hip(*command)) {
+    if (!may_be_hip_compile(*command)) {
         o.kind = Outcome::Kind::Other;
         return o;
     }

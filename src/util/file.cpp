@@ -25,6 +25,16 @@ std::string join_path(const std::string& dir, const std::string& path) {
     return dir.back() == '/' ? dir + path : dir + "/" + path;
 }
 
+std::vector<std::string> split_on(std::string_view text, char sep) {
+    std::vector<std::string> out;
+    for (size_t start = 0;;) {
+        size_t at = text.find(sep, start);
+        out.emplace_back(text.substr(start, at - start));
+        if (at == std::string_view::npos) return out;
+        start = at + 1;
+    }
+}
+
 std::string_view extension(std::string_view path) {
     size_t dot = path.rfind('.');
     size_t slash = path.rfind('/');

@@ -7,11 +7,16 @@
 #include <string>
 #include <string_view>
 #include <sys/types.h>
+#include <vector>
 
 namespace phc::util {
 
 /// Joins a relative `path` onto `dir` ("" and absolute paths stay as they are).
 std::string join_path(const std::string& dir, const std::string& path);
+
+/// The parts of `text` between the `sep` characters ("a,,b" -> "a", "", "b";
+/// "" -> one empty part).
+std::vector<std::string> split_on(std::string_view text, char sep);
 
 /// The extension of `path`: from the last '.' of its last component ("obj/x.hip"
 /// -> ".hip"), or "" when that component has no '.'.

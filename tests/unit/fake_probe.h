@@ -6,6 +6,7 @@
 #include "compile/analysis.h"
 #include "compile/command.h"
 #include "probe/probe.h"
+#include "util/file.h"
 
 #include <algorithm>
 #include <string>
@@ -59,11 +60,8 @@ inline std::vector<std::string> driver_archs(const std::vector<std::string>& arg
     for (const std::string& w : argv) {
         bool add = w.starts_with("--offload-arch="), remove = w.starts_with("--no-offload-arch=");
         if (!add && !remove) continue;
-        std::string_view list = std::string_view(w).substr(w.find('=') + 1);
-        while (!list.empty()) {
-            std::string one(list.substr(0, list.find(',')));
-            list.remove_prefix(std::min(list.size(), one.size() + 1));
-            if (add) archs.push_back(one);
+        for (const std::string& one : util::split_on(w.substr(w.find('=') + 1), ',')) {
+            if (add && !one.empty()) archs.push_back(one);
             if (remove) std::erase(archs, one);
         }
     }

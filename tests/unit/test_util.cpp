@@ -559,3 +559,10 @@ TEST_CASE("extension: from the last '.' of the last component") {
     CHECK(phc::util::extension("x") == "");
     CHECK(phc::util::extension("dir/.hidden") == ".hidden");
 }
+
+TEST_CASE("split_on: every part, empty ones too") {
+    using V = std::vector<std::string>;
+    CHECK(phc::util::split_on("a,,b", ',') == V{"a", "", "b"});
+    CHECK(phc::util::split_on("", ',') == V{""});
+    CHECK(phc::util::split_on("gfx90a:xnack+", ':') == V{"gfx90a", "xnack+"});
+}
