@@ -153,6 +153,9 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
         object_private_dir(options.private_dir, dir_of(options.ninja_path), e.output);
     opts.device_depfiles = true;
     opts.overlap_host = options.overlap_host;
+    // Objects are told apart by their path from the ninja file's directory, so
+    // two entries' kernel.o in sub1/ and sub2/ get two CUIDs.
+    opts.cuid_root = dir_of(options.ninja_path);
     auto plan = split::plan(std::move(analysis), probes, opts);
     if (!plan) {
         std::string why = plan.error().message;

@@ -95,6 +95,8 @@ pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, ow.get(), 1);
     posix_spawn_file_actions_adddup2(&fa, ew.get(), 2);
+    for (const auto& [fd, path] : job.files)
+        posix_spawn_file_actions_addopen(&fa, fd, path.c_str(), O_RDONLY, 0);
     if (!job.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, job.cwd.c_str());
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);

@@ -19,6 +19,7 @@ struct Job {
     std::vector<std::string> argv; ///< argv[0] is looked up in PATH
     std::string cwd;               ///< empty: ours
     std::vector<std::pair<std::string, std::string>> env; ///< set on top of ours
+    std::vector<std::pair<int, std::string>> files;       ///< opened read-only as these descriptors
 };
 
 /// What became of one job.

@@ -388,9 +388,11 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
         d.text = a.decision.text;
         return r;
     }
-    auto plan = split::plan(
-        std::move(a), probes,
-        {.private_dir = {}, .device_depfiles = true, .overlap_host = names.overlap_host});
+    auto plan = split::plan(std::move(a), probes,
+                            {.private_dir = {},
+                             .device_depfiles = true,
+                             .overlap_host = names.overlap_host,
+                             .cuid_root = {}});
     if (!plan) {
         r.error = plan.error().message;
         return r;

@@ -7,6 +7,7 @@
 #include "util/args.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,8 @@ util::CommandLine command_line(Args& a) {
                          "       phc-ninja explain [options] [--] '<compile command as one "
                          "shell string>'",
                          "Prints the decision, its reason and the planned commands as a shell "
-                         "script.",
+                         "script. The CUID is the launcher's (seen from CCACHE_BASEDIR when that "
+                         "is set).",
                          {},
                          {}};
     cl.positional = true;
@@ -117,6 +119,7 @@ int cli_main(int argc, char** argv) {
         parsed.error = "no compile command given";
     if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
     a.words = std::move(parsed.positional);
+    a.plan.cuid_root = root_from_basedir(std::getenv("CCACHE_BASEDIR"));
     compile::Analysis an =
         a.words.size() == 1 ? compile::analyze_string(a.words[0], a.input) : [&] {
             compile::Recognised r = compile::recognise_argv(a.words);

@@ -2,7 +2,6 @@
 
 #include "compile/shell.h"
 #include "probe/objcopy.h"
-#include "util/hash.h"
 
 #include <algorithm>
 
@@ -322,22 +321,6 @@ std::vector<size_t> cuid_word_positions(const compile::Analysis& a) {
     return out;
 }
 
-std::string cuid_of(std::string_view output, std::string_view source,
-                    const std::vector<std::string_view>& words, std::string_view argv0) {
-    util::Hasher h;
-    h.add_all({"phc-cuid-v1", output, source}).add_all(words).add(argv0);
-    return h.hex64();
-}
-
-std::string make_cuid(const compile::Analysis& a) {
-    if (!a.cuid.empty()) return a.cuid;
-    if (a.cuid_none) return {};
-    std::vector<std::string_view> words;
-    for (size_t k : cuid_word_positions(a))
-        words.push_back(a.command.argv[k]);
-    return cuid_of(a.output, a.source, words, a.command.argv[0]);
-}
-
 namespace {
 
 /// The host compile that embeds the bundle: after it, or (overlap_host, and an
@@ -359,7 +342,7 @@ void add_host(Plan& plan, const compile::Analysis& a, const probe::ProbeResult& 
 
 Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanOptions& opts) {
     Plan plan;
-    plan.cuid = probe.uses_cuid ? make_cuid(a) : std::string();
+    plan.cuid = probe.uses_cuid ? make_cuid(a, cuid_place(a, opts.cuid_root)) : std::string();
     plan.private_dir = opts.private_dir.empty() ? a.output + ".phc" : opts.private_dir;
     plan.bundle = !probe.embed_option.empty() ? plan.private_dir + "/device.pkg"
                   : probe.rdc                 ? a.output

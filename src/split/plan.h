@@ -9,6 +9,7 @@
 
 #include "compile/analysis.h"
 #include "probe/probe.h"
+#include "split/cuid.h"
 #include "util/error.h"
 
 #include <optional>
@@ -59,6 +60,7 @@ struct PlanOptions {
     /// embedding a placeholder, and an embed step puts the bundle into its
     /// object's .hip_fatbin section (objcopy) to write the compile's output.
     bool overlap_host = false;
+    std::string cuid_root; ///< CuidPlace::root (cuid.h); "" = the analysis' base_dir
 };
 
 /// The decision for one compile and, when it is split, its steps.
@@ -86,18 +88,8 @@ std::optional<std::string> to_response_file(Step& s, const std::string& compiler
 /// "gfx90a-xnack+").
 std::string safe_arch(std::string_view arch);
 
-/// The CUID of a compile: its explicit -cuid= if any, else a hash of the object
-/// path, the source path and the argv without architecture options, so that
-/// adding an architecture changes no other step's command.
-std::string make_cuid(const compile::Analysis& a);
-
-/// The positions in a.command.argv whose words make_cuid() hashes, in order.
+/// The positions in a.command.argv whose words make_cuid() (cuid.h) hashes, in order.
 std::vector<size_t> cuid_word_positions(const compile::Analysis& a);
-
-/// make_cuid()'s hash from its parts: the object, the source, the words at
-/// cuid_word_positions() and argv[0].
-std::string cuid_of(std::string_view output, std::string_view source,
-                    const std::vector<std::string_view>& words, std::string_view argv0);
 
 /// Builds the steps for an analysis whose decision is Split, from a probe result
 /// that matches it (apply_probe already run).

@@ -36,29 +36,31 @@ check_identical() {
   done
 }
 
-build() { # build DIR MAKEARGS...
-  local dir=$1
+# Every build is in one directory, p: a CUID depends on the directory an
+# object is compiled in, and the reference objects are made once.
+build() { # build LOG MAKEARGS...
+  local log=$1 dir=p
   shift
   rm -rf "$dir" && cp -r "$PHC_SRC/samples/make-hip" "$dir"
-  make -C "$dir" "$@" LAUNCHER="$L" ARCHS="$ARCHS" >"$dir.log" 2>&1 \
-    || { cat "$dir.log"; fail "make $* failed"; }
+  make -C "$dir" "$@" LAUNCHER="$L" ARCHS="$ARCHS" >"$log.log" 2>&1 \
+    || { cat "$log.log"; fail "make $* failed"; }
   [ -x "$dir/demo" ] || fail "make $* did not link demo"
-  ! grep -q "phc-launch: warning" "$dir.log" || { cat "$dir.log"; fail "unexpected warning in make $*"; }
+  ! grep -q "phc-launch: warning" "$log.log" || { cat "$log.log"; fail "unexpected warning in make $*"; }
 }
 
 echo "-- make -j2"
 build j2 -j2
-check_identical j2
+check_identical p
 echo "-- make -j4"
 build j4 -j4
-check_identical j4
+check_identical p
 echo "-- make (no -j)"
 find tmp -mindepth 1 -delete # what the reference compiles left
 build j1
 # The drivers' own temporary files went to the private folders, gone with them
 # (before check_identical: its reference compiles leave clang's behind).
 [ -z "$(find tmp -mindepth 1 -maxdepth 1)" ] || fail "temporary files left in TMPDIR: $(ls tmp)"
-check_identical j1
+check_identical p
 [ -z "$(find tmp -maxdepth 1 -name 'phc-launch-*')" ] || fail "private folders left in TMPDIR"
 
 echo "-- make -j3 of one object: a token from make's pipe runs the 2nd architecture at once"
@@ -74,16 +76,16 @@ sys.exit(0 if dev[1][0] < dev[0][1] else 1)
 PY
 
 one_compile() { # MAKEFLAGS value; compiles saxpy in a copy, expects one warning
-  rm -rf one && cp -r "$PHC_SRC/samples/make-hip" one && mkdir -p one/obj
+  rm -rf p && cp -r "$PHC_SRC/samples/make-hip" p && mkdir -p p/obj
   # shellcheck disable=SC2046
-  (cd one && MAKEFLAGS="$1" "$L" $(hip_cmd saxpy) 3<&- 4<&-) 2>one.err || { cat one.err; fail "compile failed with MAKEFLAGS='$1'"; }
+  (cd p && MAKEFLAGS="$1" "$L" $(hip_cmd saxpy) 3<&- 4<&-) 2>one.err || { cat one.err; fail "compile failed with MAKEFLAGS='$1'"; }
   [ "$(grep -c '^phc-launch: warning: jobserver .* is unusable' one.err)" = 1 ] \
     || { cat one.err; fail "expected one warning line with MAKEFLAGS='$1'"; }
   [ "$(grep -c . one.err)" = 1 ] || { cat one.err; fail "more than the warning on stderr"; }
   local cuid
   # shellcheck disable=SC2046
-  cuid=$(cd one && "$PHC" explain -- $(hip_cmd saxpy) | sed -n 's/^# cuid: //p')
-  cmp one/obj/saxpy.o "$W/ref/saxpy.$cuid.o" || fail "object differs with MAKEFLAGS='$1'"
+  cuid=$(cd p && "$PHC" explain -- $(hip_cmd saxpy) | sed -n 's/^# cuid: //p')
+  cmp p/obj/saxpy.o "$W/ref/saxpy.$cuid.o" || fail "object differs with MAKEFLAGS='$1'"
 }
 echo "-- MAKEFLAGS naming closed descriptors (make 4.3 without '+')"
 one_compile " -j2 --jobserver-auth=97,98"

@@ -13,7 +13,7 @@ using namespace phc::launch;
 namespace {
 
 Job sh(std::string label, std::string script) {
-    return Job{std::move(label), {"sh", "-c", std::move(script)}, {}, {}};
+    return Job{std::move(label), {"sh", "-c", std::move(script)}, {}, {}, {}};
 }
 
 /// Redirects fd 1 and 2 to files while alive; text() reads what was written.

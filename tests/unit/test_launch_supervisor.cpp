@@ -13,7 +13,7 @@ using namespace phc::launch;
 namespace {
 
 Job sh(std::string label, std::string script) {
-    return Job{std::move(label), {"sh", "-c", std::move(script)}, {}, {}};
+    return Job{std::move(label), {"sh", "-c", std::move(script)}, {}, {}, {}};
 }
 
 std::unique_ptr<SignalPipe> signals() {
@@ -115,7 +115,7 @@ TEST_CASE("supervisor: the first failure stops the rest; its status is kept") {
 TEST_CASE("supervisor: a program that cannot start is a failure with a message") {
     auto sp = signals();
     auto js = Jobserver::local(1);
-    auto rep = run_jobs({Job{"x", {"/nonexistent/cc"}, {}, {}}}, *js, *sp);
+    auto rep = run_jobs({Job{"x", {"/nonexistent/cc"}, {}, {}, {}}}, *js, *sp);
     CHECK(rep.first_failure == 0);
     CHECK(rep.jobs[0].state == JobResult::State::SpawnFailed);
     CHECK(rep.jobs[0].err.find("cannot run '/nonexistent/cc'") != std::string::npos);
