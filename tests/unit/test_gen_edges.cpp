@@ -275,3 +275,50 @@ TEST_CASE("gen generate: --only and --skip choose the entries to split; others s
     CHECK(g->decisions[0].code == "not-selected");
     CHECK(g->decisions[1].split);
 }
+
+namespace {
+
+/// The -cuid= values in gen's text, in order of appearance, one per object.
+std::vector<std::string> cuids_in(const std::string& text) {
+    std::vector<std::string> out;
+    for (size_t at = text.find("-cuid="); at != std::string::npos; at = text.find("-cuid=", at)) {
+        at += 6;
+        std::string c = text.substr(at, text.find_first_of(" \n", at) - at);
+        if (out.empty() || out.back() != c) out.push_back(c);
+    }
+    return out;
+}
+
+/// Two subprojects compiling kernel.hip the same way, under the ninja file's directory `top`.
+Database subprojects(const std::string& top) {
+    Database db;
+    const Args hip = {"clang++-15",
+                      "-x",
+                      "hip",
+                      "--offload-arch=gfx906",
+                      "--offload-arch=gfx90a",
+                      "-I" + top + "/include",
+                      "-c",
+                      "kernel.hip",
+                      "-o",
+                      "kernel.o"};
+    for (std::string sub : {"sub1", "sub2"})
+        db.entries.push_back(entry(db.entries.size(), top + "/" + sub, hip,
+                                   top + "/" + sub + "/kernel.hip", top + "/" + sub + "/kernel.o"));
+    return db;
+}
+
+} // namespace
+
+TEST_CASE("gen generate: the same relative command in two directories gets two CUIDs, the same "
+          "in every checkout") {
+    auto a = generate(subprojects("/w/one"), options_in("/w/one"));
+    REQUIRE(a.ok());
+    REQUIRE(a->split == 2);
+    std::vector<std::string> ca = cuids_in(a->text);
+    REQUIRE(ca.size() == 2);
+    CHECK(ca[0] != ca[1]);
+    auto b = generate(subprojects("/elsewhere/two"), options_in("/elsewhere/two"));
+    REQUIRE(b.ok());
+    CHECK(cuids_in(b->text) == ca);
+}
