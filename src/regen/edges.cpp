@@ -233,7 +233,7 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge) {
 
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
                                              const Names& names, bool device_pool,
-                                             std::vector<ninja::RuleStatement>* shared) {
+                                             std::vector<ninja::NewStatement>* shared) {
     std::vector<ninja::NewStatement> out;
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
     std::vector<const split::Step*> devices;
@@ -264,14 +264,16 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     if (!command.empty() && !depfile.empty()) {
         const std::string hash = util::Hasher().add(object).hex64();
         device_rule = names.device + "_" + hash;
-        // The device and host commands start alike (compiler, -D, -I, flags):
-        // that part is written once, as a variable of the file.
+        // The device and host commands start alike (compiler, -D, -I, flags),
+        // and so do those of the other objects of a target: that part is
+        // written once, as a variable of the file named by its text.
         if (shared && host) {
             const size_t n = shared_prefix(command, host_command);
             const auto words = std::count(command.begin(), command.begin() + n, ' ');
             if (static_cast<size_t>(words) >= kMinSharedWords) {
-                const std::string name = names.args + "_" + hash;
-                out.push_back(var(name, command.substr(0, n)));
+                const std::string start = command.substr(0, n);
+                const std::string name = names.args + "_" + util::Hasher().add(start).hex64();
+                shared->push_back(var(name, start));
                 command = "${" + name + "}" + command.substr(n);
                 host_command = "${" + name + "}" + host_command.substr(n);
                 host_shares = true;
@@ -356,12 +358,20 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             else if (!carry.pool.empty())
                 b.bindings.push_back(var("pool", carry.pool));
             break;
-        case split::StepKind::Host:
+        case split::StepKind::Host: {
             b.rule = names.host;
+            // The original depfile's list becomes a header set too (gcc deps only).
+            std::string sets;
+            if (!names.deps_set.empty() && s.cwd.empty() && carry.deps == "gcc" &&
+                !carry.depfile.empty()) {
+                sets = " && " + names.deps_set + " " + compile::quote_word(carry.depfile);
+                for (const std::string& in : carry.inputs)
+                    sets += " " + compile::quote_word(in);
+            }
             if (host_shares)
-                b.bindings.push_back(var("PHC_COMMAND", host_command));
+                b.bindings.push_back(var("PHC_COMMAND", host_command + ninja::escape_value(sets)));
             else
-                add_command(b, s, e, plan);
+                add_command(b, s, e, plan, sets);
             b.bindings.push_back(literal("PHC_OBJECT", object));
             // The host compile writes the original depfile.
             if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
@@ -370,6 +380,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
                 b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
             if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
             break;
+        }
         }
         out.push_back(std::move(b));
     }
@@ -400,7 +411,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
     d.text = plan->analysis.decision.text;
     if (!plan->split()) return r;
-    std::vector<ninja::RuleStatement> shared;
+    std::vector<ninja::NewStatement> shared;
     for (const auto& st : split_edges(*plan, carry, names, device_pool, &shared)) {
         if (auto st_ok = ninja::render_to(r.text, st); !st_ok) {
             r.error = st_ok.error().message;
@@ -408,14 +419,17 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
             return r;
         }
     }
-    for (const auto& rule : shared) {
+    for (const auto& st : shared) {
         std::string text;
-        if (auto st_ok = ninja::render_to(text, rule); !st_ok) {
+        if (auto st_ok = ninja::render_to(text, st); !st_ok) {
             r.error = st_ok.error().message;
             r.text.clear();
             return r;
         }
-        r.rules.emplace_back(rule.name, std::move(text));
+        const std::string& name = std::holds_alternative<ninja::Binding>(st)
+                                      ? std::get<ninja::Binding>(st).name
+                                      : std::get<ninja::RuleStatement>(st).name;
+        r.rules.emplace_back(name, std::move(text));
     }
     d.split = true;
     for (const auto& s : plan->steps)

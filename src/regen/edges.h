@@ -52,12 +52,13 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge);
 /// The device, bundle and host edges for `plan`, replacing the edge `carry`
 /// came from. Device edges go to the device pool when `device_pool`. With
 /// `shared`, output is more compact: the bundle edge uses a rule shared by all
-/// objects with the same bundle command (added to `shared`; the caller declares
-/// each once, before any use), and the start the device and host commands
-/// share is a file variable.
+/// objects with the same bundle command, and the start the device and host
+/// commands share is a file variable named by its text, shared by all objects
+/// with the same start (both added to `shared`; the caller declares each name
+/// once, before any use).
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
                                              const Names& names, bool device_pool,
-                                             std::vector<ninja::RuleStatement>* shared = nullptr);
+                                             std::vector<ninja::NewStatement>* shared = nullptr);
 
 /// The decision for one edge whose command looks like a HIP compile.
 struct EdgeDecision {
@@ -72,7 +73,7 @@ struct EdgeDecision {
     bool link = false; ///< the edge is an RDC link (archs: its device links)
 };
 
-/// Rules shared between objects: name and text, to declare once at the top.
+/// Rules and variables shared between objects: name and text, to declare once at the top.
 using SharedRules = std::vector<std::pair<std::string, std::string>>;
 
 /// What the full way gives for one compile edge.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Header sets (src/regen/depsets.h) on a real CMake HIP build (clang-15, two
-# architectures): each device edge's deps record is one shared set, and the
-# rebuilds stay exact: a header only device code reads rebuilds that device
-# code (both architectures) and nothing else; a common header rebuilds device
-# and host code; a newly included header is tracked from its first build on; a
+# architectures): each device and host edge's deps record is one shared set,
+# and the rebuilds stay exact: a header only device code reads rebuilds that
+# device code (both architectures) and nothing else; one only host code reads
+# rebuilds the host compile only; a common header rebuilds device and host
+# code; a newly included header is tracked from its first build on; a
 # deleted header (with its #include) is a rebuild, not an error, also one only
 # device code read; regen again keeps the sets; without sets (PHC_REGEN_DEPSETS=0)
 # the records are whole again.
@@ -23,6 +24,7 @@ echo '#define PHC_DEV_SCALE 1.0f' >"$src/include/dev_only.h"
 echo '#define PHC_GONE 1' >"$src/include/gone.h"
 echo '#define PHC_DEV_GONE 1' >"$src/include/dev_gone.h"
 echo '#define PHC_NEW 1' >"$src/include/new.h"
+echo '#define PHC_HOST_ONLY 1' >"$src/include/host_only.h"
 cat >"$src/a.hip" <<'H'
 #include <hip/hip_runtime.h>
 #include "common.h"
@@ -31,6 +33,7 @@ cat >"$src/a.hip" <<'H'
 #include "dev_only.h"
 #include "dev_gone.h"
 #else
+#include "host_only.h"
 #define PHC_DEV_SCALE 0.0f
 #endif
 __global__ void ka(float* x) { x[threadIdx.x] *= PHC_DEV_SCALE + PHC_COMMON; }
@@ -58,9 +61,13 @@ for arch in gfx906 gfx90a; do
 done
 [ "$(deps_of "$a.phc/gfx906.o" | grep phc_s_)" = "$(deps_of "$bo.phc/gfx90a.o" | grep phc_s_)" ] &&
   fail "a.hip and b.hip read different headers but share a set"
-grep -q "include/common.h" <<<"$(deps_of "$a")" || fail "the host record lost its headers"
+h=$(deps_of "$a")
+grep -Eq "#deps 1,.*" <<<"$h" && grep -Eq "^    phc_s_[0-9a-f]{16}$" <<<"$h" || fail "the host record of a.hip is not one set: $h"
+[ "$(grep phc_s_ <<<"$h")" = "$(deps_of "$a.phc/gfx906.o" | grep phc_s_)" ] &&
+  fail "a.hip's host and device code read different headers but share a set"
 grep -q "dev_only.h" "$b/.phc-ninja/deps.ninja" || fail "the device-only header is in no set"
-pass "device records are one set each; the host keeps its whole record"
+grep -q "host_only.h" "$b/.phc-ninja/deps.ninja" || fail "the host-only header is in no set"
+pass "device and host records are one set each"
 
 # work: what ninja would run, one "<description>" per line.
 work() { ninja -C "$b" -n | sed -n 's/^\[[0-9]*\/[0-9]*\] //p'; }
@@ -73,6 +80,15 @@ grep -q "b.hip" <<<"$w" && fail "device-only header: b.hip rebuilt: $w"
 ninja -C "$b" >/dev/null || fail "build after the device-only header changed failed"
 expect_no_work "$b" "after the device-only header rebuild"
 pass "a device-only header rebuilds a.hip's device code for both architectures, nothing else"
+
+echo '#define PHC_HOST_ONLY 2' >"$src/include/host_only.h"
+w=$(work)
+grep -q "HIP host $a\$" <<<"$w" || fail "host-only header: a.hip's host edge does not run: $w"
+grep -q "^HIP gfx90" <<<"$w" && fail "host-only header: device code rebuilt: $w"
+grep -q "b.hip" <<<"$w" && fail "host-only header: b.hip rebuilt: $w"
+ninja -C "$b" >/dev/null || fail "build after the host-only header changed failed"
+expect_no_work "$b" "after the host-only header rebuild"
+pass "a host-only header rebuilds a.hip's host compile only"
 
 echo '#define PHC_COMMON 2' >"$src/include/common.h"
 w=$(work)
@@ -118,5 +134,6 @@ grep -q "deps-set" "$b/build.ninja" && fail "PHC_REGEN_DEPSETS=0 still writes de
 grep -q "^include .phc-ninja/deps.ninja" "$b/build.ninja" && fail "PHC_REGEN_DEPSETS=0 still includes the sets"
 ninja -C "$b" >/dev/null || fail "build without sets failed"
 grep -q "include/dev_only.h" <<<"$(deps_of "$a.phc/gfx906.o")" || fail "without sets the device record is not whole"
+grep -q "include/host_only.h" <<<"$(deps_of "$a")" || fail "without sets the host record is not whole"
 expect_no_work "$b" "after the build without sets"
 pass "PHC_REGEN_DEPSETS=0: whole device records"

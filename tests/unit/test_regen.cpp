@@ -267,16 +267,19 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
     split::Plan plan = split::make_plan(
         std::move(a), probe, {.private_dir = {}, .device_depfiles = true, .cuid_root = {}});
     regen::Carry c = carry_for("k.o");
-    std::vector<ninja::RuleStatement> shared;
+    std::vector<ninja::NewStatement> shared;
     std::vector<ninja::NewStatement> edges =
         regen::split_edges(plan, c, regen::Names{}, false, &shared);
-    REQUIRE(shared.size() == 1);
+    REQUIRE(shared.size() == 2); // the command start, the bundle rule
+    REQUIRE(std::holds_alternative<ninja::Binding>(shared[0]));
+    REQUIRE(std::holds_alternative<ninja::RuleStatement>(shared[1]));
+    const std::string bundle_rule = std::get<ninja::RuleStatement>(shared[1]).name;
     std::vector<ninja::NewStatement> all(regen::split_rules(regen::Names{}, 0));
     all.insert(all.end(), shared.begin(), shared.end());
     all.insert(all.end(), edges.begin(), edges.end());
     const std::string text = text_of(all);
     CHECK(text.find("PHC_ARGS_") != std::string::npos);
-    CHECK(text.find("build k.o.phc/bundle.hipfb: " + shared[0].name + " ") != std::string::npos);
+    CHECK(text.find("build k.o.phc/bundle.hipfb: " + bundle_rule + " ") != std::string::npos);
     CHECK(text.find("-output=${PHC_OBJECT}.phc/bundle.hipfb") != std::string::npos);
     // What ninja runs for each edge is exactly the step's command.
     auto m = ninja::parse_manifest(text);
