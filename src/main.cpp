@@ -29,7 +29,7 @@ int version_main(int, char**) {
 constexpr Command kCommands[] = {
     {"regen", "rewrite a configured Ninja build so HIP architectures compile in parallel",
      phc::regen::cli_main},
-    {"deps-set", "(run by regen's device edges) record a depfile's headers as one shared set",
+    {"deps-set", "(run by regen's edges) record a depfile's headers as one shared set",
      phc::regen::deps_set_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
     {"launch", "run one compile, split across architectures (make jobserver client)",

@@ -300,8 +300,12 @@ std::optional<Depfile> parse_depfile(std::string_view text) {
     if (targets.size() != 1 || !plain_path(targets[0])) return std::nullopt;
     d.target = std::move(targets[0]);
     d.deps = words(rule.substr(colon + 1));
-    for (const std::string& dep : d.deps)
+    for (const std::string& dep : d.deps) {
         if (!plain_path(dep)) return std::nullopt;
+        // A folder is no header ("/", ".", "dir/", "a/.."): keep such a list whole.
+        std::string c = canonical(dep);
+        if (dep.ends_with('/') || c == "/" || c == ".") return std::nullopt;
+    }
     return d;
 }
 

@@ -18,7 +18,7 @@
 // whole list in its record. Sets and chunks are written once for all objects
 // and architectures that share them (the architectures of one object almost
 // always do; the source, an input of the edge anyway, is left out). The host
-// edge keeps its own whole record, as the plain build does.
+// edge's depfile (the original's, deps = gcc) becomes a set the same way.
 //
 // SETS grows by appends under an flock. Which names it defines is kept as one
 // empty file per name in SETS.index/, with SETS.index/covered holding the size
@@ -51,8 +51,9 @@ struct Depfile {
 };
 
 /// Parses a depfile as clang writes it: "target: dep dep \<newline> dep ...".
-/// nullopt for anything else, and for paths a ninja statement cannot carry as
-/// they are (a space, ':', '$', '|', '#', '\', a control character).
+/// nullopt for anything else, for paths a ninja statement cannot carry as
+/// they are (a space, ':', '$', '|', '#', '\', a control character), and for
+/// folders ("/", ".", "dir/").
 std::optional<Depfile> parse_depfile(std::string_view text);
 
 /// The statements that define the set of `deps` (as ninja spells the paths,
@@ -84,7 +85,7 @@ Status deps_set(const std::string& sets, const std::string& depfile,
 /// when it does not describe `sets`.
 Status prepare_sets(const std::string& sets, std::vector<std::string> outputs);
 
-/// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device edges regen writes).
+/// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device and host edges regen writes).
 int deps_set_main(int argc, char** argv);
 
 } // namespace phc::regen

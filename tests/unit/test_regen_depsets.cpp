@@ -63,14 +63,18 @@ TEST_CASE("depfile: clang's one rule with continued lines") {
 }
 
 TEST_CASE("depfile: anything unusual is refused (the edge keeps its whole list)") {
-    CHECK_FALSE(regen::parse_depfile("x.o: a\\ b.h\n"));      // escaped space
-    CHECK_FALSE(regen::parse_depfile("x.o: a$$b.h\n"));       // dollar
-    CHECK_FALSE(regen::parse_depfile("x.o: a.h\nb.h:\n"));    // two rules (-MP)
-    CHECK_FALSE(regen::parse_depfile("x.o y.o: a.h\n"));      // two targets
-    CHECK_FALSE(regen::parse_depfile("x.o: c:/a.h\n"));       // a colon in a path
-    CHECK_FALSE(regen::parse_depfile("x.o a.h\n"));           // no rule
-    CHECK_FALSE(regen::parse_depfile("x.o: a|b.h\n"));        // ninja's '|'
-    CHECK_FALSE(regen::parse_depfile("x.o: a#b.h\n"));        // a comment sign
+    CHECK_FALSE(regen::parse_depfile("x.o: a\\ b.h\n"));   // escaped space
+    CHECK_FALSE(regen::parse_depfile("x.o: a$$b.h\n"));    // dollar
+    CHECK_FALSE(regen::parse_depfile("x.o: a.h\nb.h:\n")); // two rules (-MP)
+    CHECK_FALSE(regen::parse_depfile("x.o y.o: a.h\n"));   // two targets
+    CHECK_FALSE(regen::parse_depfile("x.o: c:/a.h\n"));    // a colon in a path
+    CHECK_FALSE(regen::parse_depfile("x.o a.h\n"));        // no rule
+    CHECK_FALSE(regen::parse_depfile("x.o: a|b.h\n"));     // ninja's '|'
+    CHECK_FALSE(regen::parse_depfile("x.o: a#b.h\n"));     // a comment sign
+    CHECK_FALSE(regen::parse_depfile("x.o: / a.h\n"));     // folders
+    CHECK_FALSE(regen::parse_depfile("x.o: inc/ a.h\n"));
+    CHECK_FALSE(regen::parse_depfile("x.o: inc/.. a.h\n"));
+    CHECK(regen::parse_depfile("x.o: ../inc/a.h\n"));         // above the build folder: fine
     CHECK(regen::parse_depfile("\nx.o: a.h \\\r\n b.h\r\n")); // CRLF is fine
 }
 
