@@ -133,7 +133,7 @@ TEST_CASE("CUID: deterministic, independent of the architecture list") {
 TEST_CASE("plan: launchers, private dir, depfiles, default output, hipcc") {
     Plan s =
         make("sccache clang++ -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip -o k.o",
-             {"gfx906", "gfx90a"}, {"/tmp/priv dir", true, {}});
+             {"gfx906", "gfx90a"}, {"/tmp/priv dir", true, {}, {}});
     CHECK(s.steps[0].argv[0] == "sccache");
     CHECK(s.steps[3].argv[0] == "clang++"); // the host step drops sccache
     CHECK(s.steps[3].env.empty());
