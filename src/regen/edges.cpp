@@ -289,7 +289,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     const bool uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
                            depfile.find("$PHC_SAFE") != std::string::npos;
 
-    for (const split::GraphEdge& e : split::plan_edges(plan, in_build_dir)) {
+    for (const split::GraphEdge& e : split::plan_edges(plan, in_build_dir, names.durations)) {
         const split::Step& s = *e.step;
         ninja::BuildStatement b;
         b.outputs = e.outputs;
@@ -448,8 +448,9 @@ Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Name
     r.d.code = std::string(compile::reason_code(plan.analysis.decision.reason));
     r.d.text = plan.analysis.decision.text;
     if (!plan.split()) return r;
-    for (const split::GraphEdge& e : split::step_edges(plan.steps, plan.analysis.command.cwd,
-                                                       plan.analysis.output, in_build_dir)) {
+    for (const split::GraphEdge& e :
+         split::step_edges(plan.steps, plan.analysis.command.cwd, plan.analysis.output,
+                           in_build_dir, names.durations)) {
         const split::Step& s = *e.step;
         ninja::BuildStatement b;
         b.rule = names.step;

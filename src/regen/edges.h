@@ -4,6 +4,7 @@
 
 #include "ninja/manifest.h"
 #include "ninja/statements.h"
+#include "split/graph.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/error.h"
@@ -28,6 +29,9 @@ struct Names {
     /// edge runs after its compile, with its depfile, so that its deps record
     /// is one header set (depsets.h).
     std::string deps_set;
+    /// Not a name: the last durations of the build's edges (.ninja_log), by which
+    /// each object's device edges are listed longest first; null for none.
+    const split::Durations* durations = nullptr;
 };
 
 /// Picks names that no rule or pool of `m` already uses.

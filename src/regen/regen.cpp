@@ -8,6 +8,7 @@
 #include "regen/depsets.h"
 #include "regen/edges.h"
 #include "regen/original.h"
+#include "report/log.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/file.h"
@@ -697,14 +698,25 @@ std::string deps_set_command(const Options& opts, bool no_dir,
 /// Plans every edge of `top`, applies the results to its manifest (the hook
 /// included) and works out which files to write. Edges of files an earlier top
 /// included too (`counted`) are rewritten alike but counted once.
+/// The durations .ninja_log beside `manifest` records (none without one).
+split::Durations last_durations(const std::string& manifest) {
+    size_t slash = manifest.rfind('/');
+    std::string log =
+        slash == std::string::npos ? ".ninja_log" : manifest.substr(0, slash) + "/.ninja_log";
+    auto text = util::read_file(log);
+    return text ? report::last_durations(*text) : split::Durations{};
+}
+
 Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
                    probe::ProbeCache& probes, const std::string& deps_set,
-                   std::set<std::string>& counted, Summary& sum, PhaseTimer& timer) {
+                   const split::Durations& durations, std::set<std::string>& counted, Summary& sum,
+                   PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     Names names = unique_names(m);
     names.overlap_host = opts.overlap_host;
     names.deps_set = deps_set;
+    names.durations = &durations;
     std::optional<uint32_t> generator;
     std::vector<ninja::NewStatement> shared_rules; // declared at the top, in order of first use
     std::set<std::string> declared;
@@ -824,9 +836,13 @@ Result<Summary> run(const Options& opts) {
     const std::string cache_path = probe_cache_path(opts, sum);
     probe::ProbeCache probes(cache_path, opts.prober);
     const std::string deps_set = deps_set_command(opts, cache_path.empty(), tops);
+    // What each edge took last time, so that the longest architectures start first.
+    const split::Durations durations = last_durations(opts.manifest);
     std::set<std::string> counted;
     for (auto& top : tops)
-        if (auto st = rewrite_top(*top, opts, hook, probes, deps_set, counted, sum, timer); !st)
+        if (auto st =
+                rewrite_top(*top, opts, hook, probes, deps_set, durations, counted, sum, timer);
+            !st)
             return st.error();
     sum.probes_run = probes.probes_run();
 

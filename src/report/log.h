@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace phc::report {
@@ -33,6 +34,10 @@ struct BuildLog {
 /// its first place and its last times). Lines with fewer than four fields are
 /// skipped. Errors name `path`: not a ninja log, an unsupported version, a bad number.
 Result<BuildLog> parse_log(std::string_view text, const std::string& path);
+
+/// How long each output's edge took the last time it ran, in milliseconds,
+/// over every build the log holds (lines that are not entries are skipped).
+std::unordered_map<std::string, int64_t> last_durations(std::string_view text);
 
 /// Reads and parses the log at `path`; errors name it as `shown` (a missing
 /// file: "SHOWN: error: cannot read the ninja log: No such file or directory").

@@ -5,8 +5,10 @@
 
 #include "split/plan.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace phc::split {
@@ -30,15 +32,25 @@ struct GraphEdge {
 /// ninja file.
 using SpellPath = std::function<std::string(const Step&, const std::string&)>;
 
+/// How long each output's edge took when it last ran (milliseconds; from
+/// .ninja_log), by the output's spelling in the ninja file.
+using Durations = std::unordered_map<std::string, int64_t>;
+
 /// The edges of `steps`, in order. A step's inputs that other steps write
 /// become dependencies on those edges: explicit inputs when the step reads
 /// nothing else (a bundle), implicit ones beside its external inputs (a host
 /// compile reading the source and the bundle). The edge writing `object`
 /// (relative to `cwd`) is the final one.
+/// With `last`, each run of device compiles, code generations or device links
+/// (steps of one kind that run side by side) is ordered longest first by their
+/// last durations (unknown ones first, as they may be long): ninja 1.11 starts
+/// the ready edge listed first, so the longest architecture starts first.
 std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::string& cwd,
-                                  const std::string& object, const SpellPath& spell);
+                                  const std::string& object, const SpellPath& spell,
+                                  const Durations* last = nullptr);
 
 /// step_edges() of a split compile plan, whose final edge writes its object.
-std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell);
+std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell,
+                                  const Durations* last = nullptr);
 
 } // namespace phc::split

@@ -78,9 +78,14 @@ identical "$b/CMakeFiles/phc_rdc_device.dir/src/math.hip.o"
 linked_identically
 pass "a header change rebuilds exactly its object's edges and the link, identically"
 
-# Adding an architecture compiles only that architecture's device code.
-configure "gfx906;gfx90a;gfx1030;gfx908"
-"$PHC" regen -C "$b" --quiet
+# Adding an architecture compiles only that architecture's device code. The
+# cache is edited and ninja re-runs CMake and regen (a direct `cmake` run
+# recompacts .ninja_deps against CMake's own manifest, which drops the split
+# edges' header records: see the README's limits).
+sed -i 's/^\(CMAKE_HIP_ARCHITECTURES:[A-Z]*\)=.*/\1=gfx906;gfx90a;gfx1030;gfx908/' "$b/CMakeCache.txt"
+grep -q "^CMAKE_HIP_ARCHITECTURES:[A-Z]*=gfx906;gfx90a;gfx1030;gfx908$" "$b/CMakeCache.txt" ||
+  fail "could not set the architectures in CMakeCache.txt"
+ninja -C "$b" build.ninja >/dev/null 2>&1 || fail "ninja did not re-run CMake and regen"
 w=$(work)
 grep -Eq "HIP (gfx906|gfx90a|gfx1030|host) .*\.hip\.o" <<<"$w" && fail "adding gfx908 recompiles other steps: $w"
 grep -Eq "HIP link (gfx906|gfx90a|gfx1030) " <<<"$w" && fail "adding gfx908 relinks other architectures: $w"

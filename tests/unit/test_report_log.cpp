@@ -108,3 +108,18 @@ TEST_CASE("report log: foreign, unsupported and damaged logs are one-line errors
     CHECK(missing.error().message ==
           "build/.ninja_log: error: cannot read the ninja log: No such file or directory");
 }
+
+TEST_CASE("last_durations: each output's most recent time, over every build of the log") {
+    const std::string text = "# ninja log v5\n"
+                             "0\t100\t0\ta.o\t1\n"
+                             "0\t500\t0\tb.o\t2\n"
+                             "0\t70\t0\ta.o\t3\n" // a later build: a.o again
+                             "garbage line\n"
+                             "5\tx\t0\tc.o\t4\n";
+    auto d = last_durations(text);
+    CHECK(d.size() == 2);
+    CHECK(d.at("a.o") == 70);
+    CHECK(d.at("b.o") == 500);
+    CHECK(last_durations("not a log\n0\t1\t0\ta.o\t1\n").empty());
+    CHECK(last_durations("").empty());
+}
