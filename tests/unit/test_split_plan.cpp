@@ -131,9 +131,12 @@ TEST_CASE("CUID: deterministic, independent of the architecture list") {
 }
 
 TEST_CASE("plan: launchers, private dir, depfiles, default output, hipcc") {
+    PlanOptions priv;
+    priv.private_dir = "/tmp/priv dir";
+    priv.device_depfiles = true;
     Plan s =
         make("sccache clang++ -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip -o k.o",
-             {"gfx906", "gfx90a"}, {"/tmp/priv dir", true, {}, {}});
+             {"gfx906", "gfx90a"}, priv);
     CHECK(s.steps[0].argv[0] == "sccache");
     CHECK(s.steps[3].argv[0] == "clang++"); // the host step drops sccache
     CHECK(s.steps[3].env.empty());
