@@ -75,20 +75,26 @@ std::vector<std::string> job_words(std::string_view line) {
     return out;
 }
 
-/// The jobs `-###` printed: the words of every line that is a quoted command.
-std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
+/// The words of every line of `text` that is a command (` "program" ...`), as
+/// `words` reads them.
+std::vector<std::vector<std::string>>
+command_lines(std::string_view text, std::vector<std::string> (*words)(std::string_view)) {
     std::vector<std::vector<std::string>> jobs;
-    size_t start = 0;
-    while (start < text.size()) {
+    for (size_t start = 0; start < text.size();) {
         size_t nl = text.find('\n', start);
         if (nl == std::string_view::npos) nl = text.size();
         std::string_view line = text.substr(start, nl - start);
         start = nl + 1;
         if (!line.starts_with(" \"")) continue;
-        std::vector<std::string> job = job_words(line);
+        std::vector<std::string> job = words(line);
         if (!job.empty()) jobs.push_back(std::move(job));
     }
     return jobs;
+}
+
+/// The jobs `-###` printed: the words of every line that is a quoted command.
+std::vector<std::vector<std::string>> jobs_of(std::string_view text) {
+    return command_lines(text, job_words);
 }
 
 } // namespace
@@ -156,17 +162,7 @@ std::vector<std::string> verbose_words(std::string_view line) {
 } // namespace
 
 std::vector<std::vector<std::string>> wrapper_jobs(std::string_view text) {
-    std::vector<std::vector<std::string>> jobs;
-    for (size_t start = 0; start < text.size();) {
-        size_t nl = text.find('\n', start);
-        if (nl == std::string_view::npos) nl = text.size();
-        std::string_view line = text.substr(start, nl - start);
-        start = nl + 1;
-        if (!line.starts_with(" \"")) continue;
-        std::vector<std::string> job = verbose_words(line);
-        if (!job.empty()) jobs.push_back(std::move(job));
-    }
-    return jobs;
+    return command_lines(text, verbose_words);
 }
 
 namespace {

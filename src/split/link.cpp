@@ -413,6 +413,14 @@ std::string unknown_device_input(const compile::LinkAnalysis& a, const FindSplit
     return {};
 }
 
+/// The plan of a link left alone as not modelled, saying why.
+LinkPlan left_alone(compile::LinkAnalysis a, std::string why) {
+    LinkPlan p;
+    p.analysis = std::move(a);
+    p.analysis.decision = {compile::Reason::LinkUnmodelled, std::move(why)};
+    return p;
+}
+
 /// A folder made for one use and removed with everything in it afterwards.
 class TempDir {
 public:
@@ -536,30 +544,20 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
         p.analysis = std::move(a);
         return p;
     }
-    if (std::string lib = missing_library(a.command.argv, a.work_dir()); !lib.empty()) {
-        LinkPlan p;
-        p.analysis = std::move(a);
-        p.analysis.decision = {compile::Reason::LinkUnmodelled,
-                               "-l" + lib +
-                                   " is not there yet: the driver looks for static "
-                                   "device libraries when the link is planned"};
-        return p;
-    }
+    if (std::string lib = missing_library(a.command.argv, a.work_dir()); !lib.empty())
+        return left_alone(std::move(a), "-l" + lib +
+                                            " is not there yet: the driver looks for static "
+                                            "device libraries when the link is planned");
     probe::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
     auto jobs = probe::run_driver_jobs(req);
     if (!jobs) return jobs.error();
     auto wrapper = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), is_wrapper_link);
     if (wrapper == jobs->jobs.end()) return make_link_plan(std::move(a), *jobs, find, private_dir);
     if (inputs == LinkInputs::Planned) {
-        if (std::string input = unknown_device_input(a, find); !input.empty()) {
-            LinkPlan p;
-            p.analysis = std::move(a);
-            p.analysis.decision = {compile::Reason::LinkUnmodelled,
-                                   "'" + input +
-                                       "' may hold device code that the new driver's link "
-                                       "extracts, and its compile was not split"};
-            return p;
-        }
+        if (std::string input = unknown_device_input(a, find); !input.empty())
+            return left_alone(std::move(a), "'" + input +
+                                                "' may hold device code that the new driver's "
+                                                "link extracts, and its compile was not split");
     }
     TempDir scratch;
     auto run = dry_run_wrapper(*wrapper, a, find, inputs, scratch);
