@@ -68,34 +68,6 @@ std::string label_of(const split::Step& s) {
     }
 }
 
-/// The descriptor a host step under ccache reads its bundle from (see below).
-constexpr int kBundleFd = 19;
-
-/// Under ccache the host step names its bundle "/dev/fd/19", a descriptor the
-/// supervisor opens on the bundle: the bundle lives in the launcher's private
-/// folder, whose name changes from run to run, and ccache hashes the command's
-/// words, so the path would make every host compile a cache miss. ccache still
-/// hashes the bundle's bytes: CCACHE_EXTRAFILES names the same descriptor.
-void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle) {
-    const std::string fd_path = "/dev/fd/" + std::to_string(kBundleFd);
-    for (auto& wave : jobs.waves)
-        for (Job& j : wave) {
-            auto extra = std::find_if(j.env.begin(), j.env.end(), [](const auto& kv) {
-                return kv.first == "CCACHE_EXTRAFILES";
-            });
-            if (extra == j.env.end() ||
-                std::find(j.argv.begin(), j.argv.end(), bundle) == j.argv.end())
-                continue;
-            std::replace(j.argv.begin(), j.argv.end(), bundle, fd_path);
-            std::string& v = extra->second; // "...:<bundle>" (split/plan.cpp appends it)
-            if (v == bundle)
-                v = fd_path;
-            else if (v.ends_with(":" + bundle))
-                v.replace(v.size() - bundle.size(), bundle.size(), fd_path);
-            j.files.emplace_back(kBundleFd, bundle);
-        }
-}
-
 /// The steps as waves of jobs: a step goes in the wave after the last one
 /// writing a file it reads. The outputs to remove on failure: the files of
 /// the step writing `output`, and the host compile's depfile.
@@ -127,6 +99,33 @@ SplitJobs to_jobs(const std::vector<split::Step>& steps, const std::string& outp
 }
 
 } // namespace
+
+/// The descriptor a host step under ccache reads its bundle from (planning.h).
+constexpr int kBundleFd = 19;
+
+void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle, const char* env_extrafiles) {
+    const std::string fd_path = "/dev/fd/" + std::to_string(kBundleFd);
+    for (auto& wave : jobs.waves)
+        for (Job& j : wave) {
+            auto extra = std::find_if(j.env.begin(), j.env.end(), [](const auto& kv) {
+                return kv.first == "CCACHE_EXTRAFILES";
+            });
+            if (extra == j.env.end() ||
+                std::find(j.argv.begin(), j.argv.end(), bundle) == j.argv.end())
+                continue;
+            std::replace(j.argv.begin(), j.argv.end(), bundle, fd_path);
+            std::string& v = extra->second; // "[<the command's own>:]<bundle>" (split/plan.cpp)
+            if (v == bundle) {
+                // Set on top of the environment's: keep the files it names.
+                v = env_extrafiles != nullptr && env_extrafiles[0] != '\0'
+                        ? std::string(env_extrafiles) + ":" + fd_path
+                        : fd_path;
+            } else if (v.ends_with(":" + bundle)) {
+                v.replace(v.size() - bundle.size(), bundle.size(), fd_path);
+            }
+            j.files.emplace_back(kBundleFd, bundle);
+        }
+}
 
 std::string probe_cache_path() {
     if (const char* p = std::getenv("PHC_PROBE_CACHE")) return p;
@@ -163,7 +162,7 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     }
     SplitJobs jobs = to_jobs(in_private_tmp(std::move(plan->steps), private_dir),
                              plan->analysis.output, plan->analysis.command.cwd);
-    if (!plan->rdc) bundle_by_descriptor(jobs, plan->bundle);
+    if (!plan->rdc) bundle_by_descriptor(jobs, plan->bundle, std::getenv("CCACHE_EXTRAFILES"));
     return Planned{std::move(jobs), {}};
 }
 

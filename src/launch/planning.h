@@ -29,6 +29,15 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
 Result<Planned> plan_link_command(const std::vector<std::string>& argv,
                                   const std::string& private_dir);
 
+/// Under ccache (a job with CCACHE_EXTRAFILES naming `bundle` in its argv: the
+/// host step) the job names its bundle "/dev/fd/19", a descriptor the
+/// supervisor opens on it (Job::files): the bundle lives in the launcher's
+/// private folder, whose name changes from run to run, and ccache hashes the
+/// command's words, so the path would make every host compile a miss. ccache
+/// still hashes the bundle's bytes: CCACHE_EXTRAFILES names the descriptor,
+/// after the files `env_extrafiles` (the environment's CCACHE_EXTRAFILES) names.
+void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle, const char* env_extrafiles);
+
 /// Where probes are cached: PHC_PROBE_CACHE, else $XDG_CACHE_HOME or ~/.cache +
 /// "/phc-ninja/probes.json" (its folder is created), else "" (memory only).
 std::string probe_cache_path();

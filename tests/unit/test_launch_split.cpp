@@ -1,4 +1,5 @@
 #include "launch/launcher.h"
+#include "launch/planning.h"
 
 #include <cstdio>
 #include <doctest/doctest.h>
@@ -138,4 +139,43 @@ TEST_CASE("split runner: a failing step's status is returned and outputs are rem
         CHECK_FALSE(exists(obj));
         CHECK(js->held() == 0);
     }
+}
+
+TEST_CASE("launch: under ccache the host step reads its bundle from a descriptor") {
+    const std::string bundle = "/tmp/phc-launch-1-abc/bundle.hipfb";
+    auto jobs_with = [&](std::string extrafiles) {
+        SplitJobs jobs;
+        jobs.waves = {{Job{"gfx906", {"ccache", "clang++", "-o", "/tmp/x/gfx906.o"}, {}, {}, {}}},
+                      {Job{"host",
+                           {"ccache", "clang++", "-Xclang", "-fcuda-include-gpubinary", "-Xclang",
+                            bundle, "-c", "k.hip"},
+                           {},
+                           {{"TMPDIR", "/tmp/x"}, {"CCACHE_EXTRAFILES", extrafiles}},
+                           {}}}};
+        return jobs;
+    };
+    SplitJobs j = jobs_with(bundle);
+    bundle_by_descriptor(j, bundle, nullptr);
+    const Job& host = j.waves[1][0];
+    CHECK(host.argv[5] == "/dev/fd/19");
+    CHECK(host.env[1].second == "/dev/fd/19");
+    REQUIRE(host.files.size() == 1);
+    CHECK(host.files[0] == std::pair<int, std::string>{19, bundle});
+    CHECK(j.waves[0][0].files.empty()); // a device step is left as it was
+    CHECK(j.waves[0][0].argv[3] == "/tmp/x/gfx906.o");
+
+    // The environment's extra files stay hashed; so do the command's own.
+    j = jobs_with(bundle);
+    bundle_by_descriptor(j, bundle, "/opt/rocm/.info/version");
+    CHECK(j.waves[1][0].env[1].second == "/opt/rocm/.info/version:/dev/fd/19");
+    j = jobs_with("mine.txt:" + bundle);
+    bundle_by_descriptor(j, bundle, "/opt/rocm/.info/version");
+    CHECK(j.waves[1][0].env[1].second == "mine.txt:/dev/fd/19");
+
+    // Not under ccache: nothing changes.
+    j = jobs_with(bundle);
+    j.waves[1][0].env.pop_back();
+    bundle_by_descriptor(j, bundle, nullptr);
+    CHECK(j.waves[1][0].argv[5] == bundle);
+    CHECK(j.waves[1][0].files.empty());
 }
