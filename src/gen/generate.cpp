@@ -158,8 +158,7 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
     opts.cuid_root = dir_of(options.ninja_path);
     auto plan = split::plan(std::move(analysis), probes, opts);
     if (!plan) {
-        std::string why = plan.error().message;
-        if (why.starts_with("error: ")) why.erase(0, 7); // a note, not an error
+        std::string why = plan.error().message; // a note, not an error
         d.code = "probe-failed";
         d.text = why;
         notes.push_back(fmt::format("entry {}: not split (probe-failed): {}", e.index, why));

@@ -176,7 +176,7 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
         std::string a = job[i];
         if (a.starts_with("-input=")) {
             if (input_no >= targets.size())
-                return make_error("error: the bundler job has more inputs than targets");
+                return make_error("the bundler job has more inputs than targets");
             const std::string& t = targets[input_no++];
             if (t.starts_with("host-")) {
                 if (a != "-input=/dev/null") {
@@ -194,7 +194,7 @@ Status read_bundler(const std::vector<std::string>& job, ProbeResult& r) {
         r.bundler_args.push_back(std::move(a));
     }
     if (input_no != targets.size() || targets.empty())
-        return make_error("error: the bundler job's -targets= and -input= do not match");
+        return make_error("the bundler job's -targets= and -input= do not match");
     return Ok{};
 }
 
@@ -207,7 +207,7 @@ Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResul
         if (!prog.starts_with("llvm-offload-binary") && !prog.starts_with("clang-offload-packager"))
             continue;
         const std::string out = job_word_after(job, "-o");
-        if (out.empty()) return make_error("error: the offload packer's job names no -o file");
+        if (out.empty()) return make_error("the offload packer's job names no -o file");
         std::string embed;
         for (const auto& other : jobs)
             for (size_t i = 1; i < other.size() && embed.empty(); ++i)
@@ -226,7 +226,7 @@ Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResul
                 size_t arch = a.find("arch="), arch_end = a.find(',', arch);
                 if (file == std::string::npos || arch == std::string::npos ||
                     comma == std::string::npos)
-                    return make_error("error: the offload packer's --image= names no file or "
+                    return make_error("the offload packer's --image= names no file or "
                                       "arch: '" +
                                       a + "'");
                 std::string token =
@@ -238,7 +238,7 @@ Status read_packer(const std::vector<std::vector<std::string>>& jobs, ProbeResul
             }
             p.bundler_args.push_back(std::move(a));
         }
-        if (p.archs.empty()) return make_error("error: the offload packer's job packs no image");
+        if (p.archs.empty()) return make_error("the offload packer's job packs no image");
         r.bundler = std::move(p.bundler);
         r.bundler_args = std::move(p.bundler_args);
         r.archs = std::move(p.archs);
@@ -271,7 +271,7 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
             if (auto s = read_bundler(job, r); !s) return s.error();
         }
     }
-    if (!any_job) return make_error("error: the driver printed no jobs for -###");
+    if (!any_job) return make_error("the driver printed no jobs for -###");
     r.uses_cuid = cuid_seen;
     if (r.driver == DriverKind::New) {
         if (auto st = read_packer(jobs_of(text), r); !st) return st.error();
@@ -281,7 +281,7 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
     r.driver = DriverKind::Old;
     if (!gpubinary) r.rdc = true;
     if (r.bundler.empty() || r.bundler[0] != '/')
-        return make_error("error: the driver names its bundler '" + r.bundler +
+        return make_error("the driver names its bundler '" + r.bundler +
                           "' without a path: it could not run it either (is it installed?)");
     return r;
 }
@@ -308,13 +308,13 @@ template <typename Take> void for_each_key_flag(const std::vector<std::string>& 
 
 /// The compiler's resolved path, for the key and for messages.
 Result<std::string> resolve_compiler(const ProbeRequest& req) {
-    if (req.argv.empty()) return make_error("error: empty compile command");
+    if (req.argv.empty()) return make_error("empty compile command");
     const std::string& cc = req.argv[0];
     std::string found =
         cc.find('/') == std::string::npos ? util::find_program(cc) : join_path(req.cwd, cc);
     char buf[PATH_MAX];
     if (found.empty() || !::realpath(found.c_str(), buf))
-        return make_error("error: compiler '" + cc + "' not found");
+        return make_error("compiler '" + cc + "' not found");
     return std::string(buf);
 }
 
@@ -331,7 +331,7 @@ Result<std::vector<std::string>> probe_key_head(const ProbeRequest& req) {
     if (!path) return path.error();
     struct stat st {};
     if (::stat(path->c_str(), &st) != 0)
-        return make_error("error: cannot stat compiler '" + *path + "'");
+        return make_error("cannot stat compiler '" + *path + "'");
     std::vector<std::string> head{"phc-probe-v1", *path, std::to_string(st.st_size)};
     head.push_back(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
     head.push_back(req.argv[0]);
@@ -400,7 +400,7 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
     argv.push_back("-###");
     auto done = util::run_capture(argv, req.cwd);
     if (!done)
-        return make_error("error: cannot run the compiler probe `" + shown_probe(original, extra) +
+        return make_error("cannot run the compiler probe `" + shown_probe(original, extra) +
                           "`: " + done.error().message);
     if (done->exit_code != 0) {
         std::string all = done->err + done->out;
@@ -408,7 +408,7 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
         size_t from = at == std::string::npos ? 0 : all.rfind('\n', at);
         from = from == std::string::npos || at == std::string::npos ? 0 : from + 1;
         std::string first = all.substr(from, all.find('\n', from) - from);
-        return make_error("error: compiler probe `" + shown_probe(original, extra) +
+        return make_error("compiler probe `" + shown_probe(original, extra) +
                           "` failed (exit " + std::to_string(done->exit_code) +
                           "): " + cut(std::move(first), kShownMax));
     }

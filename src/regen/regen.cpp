@@ -426,7 +426,6 @@ Outcome plan_one(const Context& c, size_t edge) {
             // One compiler that cannot be probed (not built yet, a flag it does
             // not know) leaves its edges alone; the rest is split.
             std::string why = failed->message;
-            if (why.starts_with("error: ")) why.erase(0, 7);
             o.d = {};
             o.d.object = carry->outputs.empty() ? std::string() : carry->outputs[0];
             o.d.code = "probe-failed";

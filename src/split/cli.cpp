@@ -87,7 +87,7 @@ int explain_link(const Args& a, const char* self) {
         [](const std::string&) { return static_cast<const SplitObject*>(nullptr); }, {},
         LinkInputs::Present);
     if (!lp) {
-        std::fprintf(stderr, "%s: %s\n", self, lp.error().text().c_str());
+        std::fprintf(stderr, "%s: error: %s\n", self, lp.error().text().c_str());
         return 1;
     }
     const compile::Decision& d = lp->analysis.decision;
@@ -137,7 +137,7 @@ int cli_main(int argc, char** argv) {
     probe::ProbeCache probes(a.probe_cache);
     auto p = plan(std::move(an), probes, a.plan);
     if (!p) {
-        std::fprintf(stderr, "%s: %s\n", argv[0], p.error().text().c_str());
+        std::fprintf(stderr, "%s: error: %s\n", argv[0], p.error().text().c_str());
         return 1;
     }
     print_plan(*p);

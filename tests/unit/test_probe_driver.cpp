@@ -393,6 +393,7 @@ TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
     auto f = failing.get({{}, {bad, "-c", "a.hip"}, dir});
     REQUIRE_FALSE(f.ok());
     CHECK(f.error().message.find("bad: error: nope") != std::string::npos);
+    CHECK(f.error().message.starts_with("compiler probe `")); // bare: the printer says "error"
     CHECK_FALSE(failing.get({{}, {bad, "-c", "b.hip"}, dir}).ok());
     CHECK(failing.probes_run() == 1); // the failure is remembered
 }
