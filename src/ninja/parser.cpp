@@ -582,7 +582,8 @@ Result<SourceText> read_disk_file(const std::string& path) {
     struct stat st {};
     size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
     auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    if (S_ISREG(st.st_mode) && size > 0 && page - size % page >= kTextPadding) {
+    // size % page == 0 leaves no room at all: the next page is not the file's.
+    if (S_ISREG(st.st_mode) && size % page != 0 && page - size % page >= kTextPadding) {
         void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         // The byte after the text must be the kernel's zero fill: a file that grew
         // since fstat() is read instead.
