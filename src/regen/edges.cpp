@@ -432,8 +432,16 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
         r.rules.emplace_back(name, std::move(text));
     }
     d.split = true;
-    for (const auto& s : plan->steps)
-        if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+    for (const auto& s : plan->steps) {
+        if (s.kind != split::StepKind::Device) continue;
+        d.archs.push_back(s.arch);
+        auto it = names.durations ? names.durations->find(in_build_dir(s, s.outputs.at(0)))
+                                  : split::Durations::const_iterator();
+        if (!names.durations || it == names.durations->end())
+            d.device_ms = INT64_MAX;
+        else if (d.device_ms != INT64_MAX)
+            d.device_ms += it->second;
+    }
     d.rdc = plan->rdc &&
             util::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";
     if (plan_out) *plan_out = std::move(*plan);

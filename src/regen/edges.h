@@ -9,6 +9,7 @@
 #include "split/plan.h"
 #include "util/error.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,10 @@ struct EdgeDecision {
     /// host.o), where a split link reads them.
     bool rdc = false;
     bool link = false; ///< the edge is an RDC link (archs: its device links)
+    /// Split compiles: what its device edges took together when they last ran
+    /// (.ninja_log; INT64_MAX when one has no time yet), to list the objects
+    /// with the most device work first.
+    int64_t device_ms = 0;
 };
 
 /// Rules and variables shared between objects: name and text, to declare once at the top.

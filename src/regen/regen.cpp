@@ -697,6 +697,39 @@ std::string deps_set_command(const Options& opts, bool no_dir,
 /// Plans every edge of `top`, applies the results to its manifest (the hook
 /// included) and works out which files to write. Edges of files an earlier top
 /// included too (`counted`) are rewritten alike but counted once.
+/// True when `text` (an object's split edges) names a pool the manifest declares
+/// (not regen's own, not console): such an object stays in place, after it.
+bool uses_pool_of_manifest(std::string_view text, const Names& names) {
+    for (size_t at = text.find("\n  pool = "); at != std::string_view::npos;
+         at = text.find("\n  pool = ", at + 1)) {
+        std::string_view rest = text.substr(at + 10);
+        std::string_view pool = rest.substr(0, rest.find('\n'));
+        if (pool != names.pool && pool != "console") return true;
+    }
+    return false;
+}
+
+/// Writes the split compiles of the top file (`objects`, edge indexes in file
+/// order) where the first of them stood, the one with the most device work
+/// first (objects without times first, then in file order): ninja 1.11 starts
+/// the ready edge it read first, so the heaviest objects' device edges start
+/// first. Their text needs nothing defined between the first one and its own
+/// place: its rules are its own or at the top, its paths are spelled out, and
+/// an object that names a pool of the manifest is not among them.
+void place_by_device_work(ninja::Manifest& m, std::vector<Outcome>& done,
+                          const std::vector<size_t>& objects) {
+    if (objects.empty()) return;
+    std::vector<size_t> order = objects;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return done[a].d.device_ms > done[b].d.device_ms; });
+    std::string text;
+    for (size_t i : order)
+        text += done[i].text;
+    m.replace_text(m.edge(objects[0]).statement(), std::move(text));
+    for (size_t k = 1; k < objects.size(); ++k)
+        m.replace_text(m.edge(objects[k]).statement(), std::string());
+}
+
 /// The durations .ninja_log beside `manifest` records (none without one).
 split::Durations last_durations(const std::string& manifest) {
     size_t slash = manifest.rfind('/');
@@ -727,6 +760,7 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
     plan_links(context, top.done);
     timer.done("plan");
     size_t splits = 0, links = 0;
+    std::vector<size_t> top_objects; // split compiles of the top file, in file order
     for (size_t i = 0; i < top.done.size(); ++i) {
         Outcome& o = top.done[i];
         if (o.error) return *o.error;
@@ -758,7 +792,10 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
                 for (const auto& [name, text] : *o.rules)
                     if (declared.insert(name).second)
                         shared_rules.push_back(ninja::RawStatement{text});
-            m.replace_text(m.edge(i).statement(), std::move(o.text));
+            if (m.edge(i).statement().file == 0 && !uses_pool_of_manifest(o.text, names))
+                top_objects.push_back(i); // placed below, most device work first
+            else
+                m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++splits;
             if (count) {
                 ++sum.objects_split;
@@ -769,6 +806,8 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
         }
         if (count) sum.decisions.push_back(o.d);
     }
+
+    place_by_device_work(m, top.done, top_objects);
 
     const std::string origin = in_place ? original_path(top.manifest) : top.src.path;
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};

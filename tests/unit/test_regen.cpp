@@ -618,3 +618,48 @@ TEST_CASE(
     CHECK(out.find("regen -C " + in.dir() + " --strict --skip 'small|gone' --quiet") !=
           std::string::npos);
 }
+
+TEST_CASE("with .ninja_log, the objects with the most device work come first, each longest first") {
+    test::InScratch in("phc-regen");
+    const std::string hip = "-x hip --rocm-path=/usr "
+                            "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode "
+                            "--offload-arch=gfx906 --offload-arch=gfx90a -MD -MF $out.d";
+    std::string text = "rule CXX\n  command = /usr/bin/clang++-15 $FLAGS -c $in -o $out\n"
+                       "  depfile = $out.d\n  deps = gcc\n";
+    for (const char* n : {"a", "b", "c"})
+        text += std::string("build ") + n + ".o: CXX " + n + ".hip\n  FLAGS = " + hip + "\n";
+    text += "build plain.o: CXX plain.cpp\n  FLAGS = -O2\n";
+    REQUIRE(util::write_file_atomic(in.dir() + "/build.ninja", text).ok());
+    auto order = [&]() {
+        regen::Options o;
+        o.prober = test::fake_prober();
+        o.output = "out.ninja";
+        o.threads = 1;
+        auto r = regen::run(o);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        auto t = util::read_file("out.ninja");
+        REQUIRE(t.ok());
+        std::vector<std::string> builds;
+        for (size_t at = t->find("\nbuild "); at != std::string::npos;
+             at = t->find("\nbuild ", at + 1))
+            builds.push_back(t->substr(at + 7, t->find(':', at) - at - 7));
+        return builds;
+    };
+    using S = std::vector<std::string>;
+    const S plain{"a.o.phc/gfx906.o", "a.o.phc/gfx90a.o", "a.o.phc/bundle.hipfb", "a.o",
+                  "b.o.phc/gfx906.o", "b.o.phc/gfx90a.o", "b.o.phc/bundle.hipfb", "b.o",
+                  "c.o.phc/gfx906.o", "c.o.phc/gfx90a.o", "c.o.phc/bundle.hipfb", "c.o",
+                  "plain.o"};
+    CHECK(order() == plain); // no log: the manifest's order
+    // c's device code took longest, then a's; b has no times (new): first.
+    REQUIRE(util::write_file_atomic(".ninja_log", "# ninja log v5\n"
+                                                  "0\t300\t0\ta.o.phc/gfx906.o\t1\n"
+                                                  "0\t900\t0\ta.o.phc/gfx90a.o\t1\n"
+                                                  "0\t2000\t0\tc.o.phc/gfx906.o\t1\n"
+                                                  "0\t100\t0\tc.o.phc/gfx90a.o\t1\n")
+                .ok());
+    CHECK(order() == S{"b.o.phc/gfx906.o", "b.o.phc/gfx90a.o", "b.o.phc/bundle.hipfb", "b.o",
+                       "c.o.phc/gfx906.o", "c.o.phc/gfx90a.o", "c.o.phc/bundle.hipfb", "c.o",
+                       "a.o.phc/gfx90a.o", "a.o.phc/gfx906.o", "a.o.phc/bundle.hipfb", "a.o",
+                       "plain.o"});
+}
