@@ -330,8 +330,7 @@ Result<std::vector<std::string>> probe_key_head(const ProbeRequest& req) {
     auto path = resolve_compiler(req);
     if (!path) return path.error();
     struct stat st {};
-    if (::stat(path->c_str(), &st) != 0)
-        return make_error("cannot stat compiler '" + *path + "'");
+    if (::stat(path->c_str(), &st) != 0) return make_error("cannot stat compiler '" + *path + "'");
     std::vector<std::string> head{"phc-probe-v1", *path, std::to_string(st.st_size)};
     head.push_back(std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec));
     head.push_back(req.argv[0]);
@@ -408,8 +407,8 @@ Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::str
         size_t from = at == std::string::npos ? 0 : all.rfind('\n', at);
         from = from == std::string::npos || at == std::string::npos ? 0 : from + 1;
         std::string first = all.substr(from, all.find('\n', from) - from);
-        return make_error("compiler probe `" + shown_probe(original, extra) +
-                          "` failed (exit " + std::to_string(done->exit_code) +
+        return make_error("compiler probe `" + shown_probe(original, extra) + "` failed (exit " +
+                          std::to_string(done->exit_code) +
                           "): " + cut(std::move(first), kShownMax));
     }
     return done->err + done->out;
