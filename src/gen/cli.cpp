@@ -32,7 +32,7 @@ constexpr const char* kNotes =
     "\n"
     "Then: ninja -f FILE, from FILE's directory (best: the entries' directory).";
 
-util::CommandLine command_line(GenRequest& req, split::SplitArgs& split) {
+util::CommandLine command_line(GenRequest& req, std::string& database, split::SplitArgs& split) {
     util::CommandLine cl{
         "phc-ninja gen", "[options] [compile_commands.json | DIR]", kAbout, {}, kNotes};
     cl.positional = true;
@@ -40,7 +40,7 @@ util::CommandLine command_line(GenRequest& req, split::SplitArgs& split) {
         util::text_option({"-p"}, "PATH",
                           "the database, or a directory holding compile_commands.json\n"
                           "(default: ./compile_commands.json)",
-                          req.database),
+                          database),
         util::text_option({"-o"}, "FILE",
                           "the ninja file to write (default: phc.ninja); '-' writes it\n"
                           "to stdout (the summary then goes to stderr), a device or\n"
@@ -59,13 +59,16 @@ util::CommandLine command_line(GenRequest& req, split::SplitArgs& split) {
 int cli_main(int argc, char** argv) {
     GenRequest req;
     split::SplitArgs split;
-    const util::CommandLine cl = command_line(req, split);
+    std::string database; // -p
+    const util::CommandLine cl = command_line(req, database, split);
     util::Parsed parsed = util::parse(cl, argc, argv);
     if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
     if (parsed.help) {
         std::fputs(util::usage(cl).c_str(), stdout);
         return 0;
     }
+    // The database is named once: by -p or by the one positional argument.
+    if (!database.empty()) parsed.positional.insert(parsed.positional.begin(), database);
     if (parsed.positional.size() > 1)
         return util::usage_error(cl, "unexpected argument '" + parsed.positional[1] + "'");
     if (!parsed.positional.empty()) req.database = parsed.positional[0];

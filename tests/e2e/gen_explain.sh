@@ -57,6 +57,11 @@ grep -q "^phc-ninja gen: error: --only: '(' is not a regular expression (" err |
   fail "bad --only message: $(cat err)"
 [ -e bad.ninja ] && fail "a ninja file written despite a bad --only"
 pass "--only and --skip choose the entries to split; a bad pattern is a one-line error"
+status=0
+"$PHC" gen -p compile_commands.json other.json 2>err || status=$?
+expect_eq "-p and a database" 2 "$status"
+expect_eq "-p and a database: message" "phc-ninja gen: error: unexpected argument 'other.json' (see --help)" "$(cat err)"
+pass "the database is named once (-p or an argument)"
 
 # A probe that fails on a huge command line: the note quotes the command as
 # written (not the probe's scratch copy), cut short, and the compiler's error.
