@@ -132,6 +132,8 @@ Result<Database> parse_compdb(std::string_view text, const std::string& path,
         doc = json::parse(text);
     } catch (const json::parse_error& e) {
         return syntax_error(text, path, e.byte, e.what());
+    } catch (const json::exception& e) { // a number too large for any type (out_of_range.406)
+        return make_error(fmt::format("{}: error: not a compilation database: {}", path, e.what()));
     }
     if (!doc.is_array())
         return make_error(fmt::format("{}: error: expected a JSON array of entries", path));

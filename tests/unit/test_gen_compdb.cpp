@@ -165,3 +165,10 @@ TEST_CASE("gen compdb: a missing file is an error naming it") {
     REQUIRE_FALSE(db.ok());
     CHECK(db.error().message.find("/nonexistent/compile_commands.json") != std::string::npos);
 }
+
+TEST_CASE("gen compdb: a number too large for JSON's types is an error, not a crash") {
+    // Found by fuzz_compdb: nlohmann throws out_of_range (not parse_error) for it.
+    std::string e = error_of("\n7777e77000000084344804");
+    CHECK(e.find("cc.json: error: not a compilation database") == 0);
+    CHECK(e.find('\n') == std::string::npos);
+}
