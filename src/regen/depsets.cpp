@@ -1,5 +1,6 @@
 #include "regen/depsets.h"
 
+#include "regen/depslog.h"
 #include "util/file.h"
 #include "util/hash.h"
 
@@ -247,6 +248,21 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
     return set_covered(index, size + static_cast<long long>(text.size()));
 }
 
+/// Appends what ninja is about to record for `target` to SETS.records
+/// (depslog.h), in one write: lines of concurrent edges never mix. Nothing
+/// when the target cannot be stat'ed or there is no .phc-ninja/ folder.
+void remember_record(const std::string& sets, std::string target, std::vector<std::string> deps) {
+    struct stat st;
+    if (!exists(sets) || ::stat(target.c_str(), &st) != 0) return;
+    DepsRecord r{std::move(target),
+                 static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
+                 std::move(deps)};
+    int fd = ::open((sets + ".records").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    write_all(fd, records_line(r));
+    ::close(fd);
+}
+
 } // namespace
 
 std::optional<Depfile> parse_depfile(std::string_view text) {
@@ -347,7 +363,7 @@ DepSet make_depset(std::vector<std::string> deps) {
 }
 
 Status deps_set(const std::string& sets, const std::string& depfile,
-                const std::vector<std::string>& inputs) {
+                const std::vector<std::string>& inputs, const std::string& output) {
     auto text = util::read_file(depfile);
     if (!text) return Ok{}; // no depfile: nothing to share
     auto d = parse_depfile(*text);
@@ -361,7 +377,14 @@ Status deps_set(const std::string& sets, const std::string& depfile,
                                  [&](const std::string& in) { return canonical(in) == c; });
         if (!input) deps.push_back(std::move(c));
     }
-    if (deps.empty()) return Ok{};
+    if (deps.empty()) {
+        // The depfile stays; ninja records its list.
+        std::vector<std::string> all;
+        for (const std::string& dep : d->deps)
+            all.push_back(canonical(dep));
+        remember_record(sets, canonical(output.empty() ? d->target : output), std::move(all));
+        return Ok{};
+    }
     const DepSet set = make_depset(std::move(deps));
     const std::string index = sets + ".index";
     if (!exists(index + "/" + set.name)) {
@@ -384,6 +407,7 @@ Status deps_set(const std::string& sets, const std::string& depfile,
         return make_error(fmt::format("{}: error: cannot rewrite: {}", depfile, why));
     }
     ::close(fd);
+    remember_record(sets, canonical(output.empty() ? d->target : output), {set.name});
     return Ok{};
 }
 
@@ -444,13 +468,22 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
 
 int deps_set_main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: phc-ninja deps-set SETS DEPFILE [INPUT...]\n"
+        std::fprintf(stderr, "usage: phc-ninja deps-set SETS DEPFILE [INPUT...] [--output=OUTPUT]\n"
                              "  (run by the device edges phc-ninja regen writes; see "
                              "src/regen/depsets.h)\n");
         return 2;
     }
+    std::vector<std::string> inputs;
+    std::string output;
+    for (int i = 3; i < argc; ++i) {
+        std::string_view a = argv[i];
+        if (a.starts_with("--output="))
+            output = a.substr(9);
+        else
+            inputs.emplace_back(a);
+    }
     // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
-    if (auto st = deps_set(argv[1], argv[2], std::vector<std::string>(argv + 3, argv + argc)); !st)
+    if (auto st = deps_set(argv[1], argv[2], inputs, output); !st)
         std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().message.c_str());
     return 0;
 }

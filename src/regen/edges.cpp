@@ -233,7 +233,8 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge) {
 
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
                                              const Names& names, bool device_pool,
-                                             std::vector<ninja::NewStatement>* shared) {
+                                             std::vector<ninja::NewStatement>* shared,
+                                             int64_t* chain_ms) {
     std::vector<ninja::NewStatement> out;
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
     std::vector<const split::Step*> devices;
@@ -291,6 +292,7 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
 
     for (const split::GraphEdge& e : split::plan_edges(plan, in_build_dir, names.durations)) {
         const split::Step& s = *e.step;
+        if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
         ninja::BuildStatement b;
         b.outputs = e.outputs;
         b.inputs = e.inputs;
@@ -367,6 +369,10 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
                 sets = " && " + names.deps_set + " " + compile::quote_word(carry.depfile);
                 for (const std::string& in : carry.inputs)
                     sets += " " + compile::quote_word(in);
+                // ninja records the list under the edge's output, which is not
+                // the depfile's target (the object) when the step writes a host
+                // object of its own (RDC, --overlap-host): deps-set must know.
+                if (!e.final) sets += " " + compile::quote_word("--output=" + e.outputs.at(0));
             }
             if (host_shares)
                 b.bindings.push_back(var("PHC_COMMAND", host_command + ninja::escape_value(sets)));
@@ -412,7 +418,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.text = plan->analysis.decision.text;
     if (!plan->split()) return r;
     std::vector<ninja::NewStatement> shared;
-    for (const auto& st : split_edges(*plan, carry, names, device_pool, &shared)) {
+    for (const auto& st : split_edges(*plan, carry, names, device_pool, &shared, &d.chain_ms)) {
         if (auto st_ok = ninja::render_to(r.text, st); !st_ok) {
             r.error = st_ok.error().message;
             r.text.clear();
@@ -432,16 +438,8 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
         r.rules.emplace_back(name, std::move(text));
     }
     d.split = true;
-    for (const auto& s : plan->steps) {
-        if (s.kind != split::StepKind::Device) continue;
-        d.archs.push_back(s.arch);
-        auto it = names.durations ? names.durations->find(in_build_dir(s, s.outputs.at(0)))
-                                  : split::Durations::const_iterator();
-        if (!names.durations || it == names.durations->end())
-            d.device_ms = INT64_MAX;
-        else if (d.device_ms != INT64_MAX)
-            d.device_ms += it->second;
-    }
+    for (const auto& s : plan->steps)
+        if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
     d.rdc = plan->rdc &&
             util::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";
     if (plan_out) *plan_out = std::move(*plan);

@@ -31,7 +31,7 @@ struct Names {
     /// is one header set (depsets.h).
     std::string deps_set;
     /// Not a name: the last durations of the build's edges (.ninja_log), by which
-    /// each object's device edges are listed longest first; null for none.
+    /// each object's edges are listed critical path first; null for none.
     const split::Durations* durations = nullptr;
 };
 
@@ -60,10 +60,12 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge);
 /// objects with the same bundle command, and the start the device and host
 /// commands share is a file variable named by its text, shared by all objects
 /// with the same start (both added to `shared`; the caller declares each name
-/// once, before any use).
+/// once, before any use). With `chain_ms`, the longest chain of the edges by
+/// names.durations (split::GraphEdge::chain_ms) is stored there.
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
                                              const Names& names, bool device_pool,
-                                             std::vector<ninja::NewStatement>* shared = nullptr);
+                                             std::vector<ninja::NewStatement>* shared = nullptr,
+                                             int64_t* chain_ms = nullptr);
 
 /// The decision for one edge whose command looks like a HIP compile.
 struct EdgeDecision {
@@ -76,10 +78,10 @@ struct EdgeDecision {
     /// host.o), where a split link reads them.
     bool rdc = false;
     bool link = false; ///< the edge is an RDC link (archs: its device links)
-    /// Split compiles: what its device edges took together when they last ran
-    /// (.ninja_log; INT64_MAX when one has no time yet), to list the objects
-    /// with the most device work first.
-    int64_t device_ms = 0;
+    /// Split compiles: the longest chain of its edges by what they took when
+    /// they last ran (.ninja_log; an edge without a time counts as long), to
+    /// list the objects whose work takes longest to finish first.
+    int64_t chain_ms = 0;
 };
 
 /// Rules and variables shared between objects: name and text, to declare once at the top.

@@ -6,6 +6,7 @@
 #include "ninja/writer.h"
 #include "probe/probe.h"
 #include "regen/depsets.h"
+#include "regen/depslog.h"
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "report/log.h"
@@ -710,18 +711,18 @@ bool uses_pool_of_manifest(std::string_view text, const Names& names) {
 }
 
 /// Writes the split compiles of the top file (`objects`, edge indexes in file
-/// order) where the first of them stood, the one with the most device work
-/// first (objects without times first, then in file order): ninja 1.11 starts
-/// the ready edge it read first, so the heaviest objects' device edges start
-/// first. Their text needs nothing defined between the first one and its own
-/// place: its rules are its own or at the top, its paths are spelled out, and
-/// an object that names a pool of the manifest is not among them.
+/// order) where the first of them stood, the one whose edges' longest chain
+/// took longest first (objects without times first, then in file order):
+/// ninja 1.11 starts the ready edge it read first, so the objects that take
+/// longest to finish start first. Their text needs nothing defined between the first one and its
+/// own place: its rules are its own or at the top, its paths are spelled out, and an object that
+/// names a pool of the manifest is not among them.
 void place_by_device_work(ninja::Manifest& m, std::vector<Outcome>& done,
                           const std::vector<size_t>& objects) {
     if (objects.empty()) return;
     std::vector<size_t> order = objects;
     std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return done[a].d.device_ms > done[b].d.device_ms; });
+                     [&](size_t a, size_t b) { return done[a].d.chain_ms > done[b].d.chain_ms; });
     std::string text;
     for (size_t i : order)
         text += done[i].text;
@@ -737,6 +738,32 @@ split::Durations last_durations(const std::string& manifest) {
         slash == std::string::npos ? ".ninja_log" : manifest.substr(0, slash) + "/.ninja_log";
     auto text = util::read_file(log);
     return text ? report::last_durations(*text) : split::Durations{};
+}
+
+/// Puts back the deps records of the split edges that a direct `cmake` run
+/// dropped from .ninja_deps (depslog.h); a failure is a warning: the build
+/// then recompiles what has no record, as it would without this.
+void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, const Options& opts,
+                        Summary& sum) {
+    const std::string records = std::string(kSetsFile) + ".records";
+    if (::access(records.c_str(), F_OK) != 0) return;
+    std::vector<std::string> outputs;
+    for (const auto& top : tops)
+        for (const Outcome& o : top->done)
+            if (o.d.split)
+                for (std::string& path : build_outputs(o.text))
+                    outputs.push_back(std::move(path));
+    std::sort(outputs.begin(), outputs.end());
+    outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+    size_t slash = opts.manifest.rfind('/');
+    const std::string log = slash == std::string::npos
+                                ? ".ninja_deps"
+                                : opts.manifest.substr(0, slash) + "/.ninja_deps";
+    auto r = restore_deps(log, records, outputs);
+    if (!r)
+        sum.warnings.push_back(r.error().message);
+    else
+        sum.deps_restored = r->records;
 }
 
 Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
@@ -793,7 +820,7 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
                     if (declared.insert(name).second)
                         shared_rules.push_back(ninja::RawStatement{text});
             if (m.edge(i).statement().file == 0 && !uses_pool_of_manifest(o.text, names))
-                top_objects.push_back(i); // placed below, most device work first
+                top_objects.push_back(i); // placed below, longest chain first
             else
                 m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++splits;
@@ -935,6 +962,7 @@ Result<Summary> run(const Options& opts) {
             !st)
             return st.error();
     }
+    if (in_place && !opts.dry_run && !deps_set.empty()) restore_split_deps(tops, opts, sum);
     timer.done("write");
     sum.retained = std::make_shared<std::vector<std::unique_ptr<Top>>>(std::move(tops));
     return sum;
@@ -961,6 +989,9 @@ std::string summary_line(const Summary& s, bool dry_run) {
             fmt::format("; {} {}", dry_run ? "would write" : "wrote", fmt::join(s.written, ", "));
     else
         line += "; up to date";
+    if (s.deps_restored > 0)
+        line += fmt::format("; put back {} header record{} a direct cmake run dropped",
+                            s.deps_restored, s.deps_restored == 1 ? "" : "s");
     return line;
 }
 

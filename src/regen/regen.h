@@ -44,6 +44,9 @@ struct Summary {
     size_t other_edges = 0;             ///< edges that are not HIP compiles
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
     size_t probes_run = 0;
+    /// Deps records of split edges put back into .ninja_deps after a direct
+    /// `cmake` run had dropped them (depslog.h).
+    size_t deps_restored = 0;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
     /// Top manifests rewritten: the manifest, and with CMake's Ninja Multi-Config

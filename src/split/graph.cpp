@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace phc::split {
 
@@ -13,24 +15,27 @@ std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell, cons
 
 namespace {
 
-/// Orders each run of parallel steps of one kind longest first (see step_edges).
-void longest_first(std::vector<GraphEdge>& edges, const Durations& last) {
-    auto weight = [&](const GraphEdge& e) {
+/// Sets each edge's chain_ms from `last` and lists the edges longest chain
+/// first (see step_edges). Steps come in dependency order (a step reads only
+/// what earlier steps write), so one backward pass finds every chain.
+void critical_first(std::vector<GraphEdge>& edges, const Durations& last) {
+    std::unordered_map<std::string_view, size_t> writer;
+    for (size_t i = 0; i < edges.size(); ++i)
+        for (const auto& o : edges[i].outputs)
+            writer.emplace(o, i);
+    for (size_t i = edges.size(); i-- > 0;) {
+        GraphEdge& e = edges[i];
         auto it = e.outputs.empty() ? last.end() : last.find(e.outputs[0]);
-        return it == last.end() ? INT64_MAX : it->second;
-    };
-    for (size_t i = 0; i < edges.size();) {
-        const StepKind k = edges[i].step->kind;
-        size_t j = i + 1;
-        while (j < edges.size() && edges[j].step->kind == k)
-            ++j;
-        if (k == StepKind::Device || k == StepKind::DeviceLink)
-            std::stable_sort(
-                edges.begin() + static_cast<std::ptrdiff_t>(i),
-                edges.begin() + static_cast<std::ptrdiff_t>(j),
-                [&](const GraphEdge& a, const GraphEdge& b) { return weight(a) > weight(b); });
-        i = j;
+        e.chain_ms += it == last.end() ? kUnknownMs : it->second;
+        // Pass the chain back to the edges this one reads from.
+        for (const auto* list : {&e.inputs, &e.implicit})
+            for (const auto& in : *list)
+                if (auto w = writer.find(in); w != writer.end() && w->second < i)
+                    edges[w->second].chain_ms = std::max(edges[w->second].chain_ms, e.chain_ms);
     }
+    std::stable_sort(edges.begin(), edges.end(), [](const GraphEdge& a, const GraphEdge& b) {
+        return a.chain_ms > b.chain_ms;
+    });
 }
 
 } // namespace
@@ -70,7 +75,7 @@ std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::str
         if (!s.depfile.empty()) e.depfile = spell(s, s.depfile);
         out.push_back(std::move(e));
     }
-    if (last && !last->empty()) longest_first(out, *last);
+    if (last && !last->empty()) critical_first(out, *last);
     return out;
 }
 

@@ -26,7 +26,14 @@ struct GraphEdge {
     std::vector<std::string> inputs;   ///< explicit inputs
     std::vector<std::string> implicit; ///< implicit inputs (other steps' outputs it reads)
     std::string depfile;               ///< the step's depfile, or ""
+    /// With last durations: the longest chain of edges from this one to the
+    /// end of the plan, its own time included (milliseconds; an edge without
+    /// a time counts kUnknownMs); 0 without durations.
+    int64_t chain_ms = 0;
 };
+
+/// What an edge without a last duration counts as: long, so that new work starts first.
+inline constexpr int64_t kUnknownMs = int64_t{1} << 40;
 
 /// How a front end spells a path of a step (relative to the step's cwd) in its
 /// ninja file.
@@ -41,10 +48,12 @@ using Durations = std::unordered_map<std::string, int64_t>;
 /// nothing else (a bundle), implicit ones beside its external inputs (a host
 /// compile reading the source and the bundle). The edge writing `object`
 /// (relative to `cwd`) is the final one.
-/// With `last`, each run of device compiles, code generations or device links
-/// (steps of one kind that run side by side) is ordered longest first by their
-/// last durations (unknown ones first, as they may be long): ninja 1.11 starts
-/// the ready edge listed first, so the longest architecture starts first.
+/// With `last`, the edges are listed by the longest chain each one starts
+/// (chain_ms), longest first, ties in step order: ninja 1.11 starts the ready
+/// edge it read first, so this is critical-path-first list scheduling (what
+/// ninja 1.12 does itself): the architecture whose compile and code generation
+/// take longest starts first, and an overlapped host compile that takes longer
+/// than the device code starts before it. Edges without a time count as long.
 std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::string& cwd,
                                   const std::string& object, const SpellPath& spell,
                                   const Durations* last = nullptr);

@@ -619,7 +619,8 @@ TEST_CASE(
           std::string::npos);
 }
 
-TEST_CASE("with .ninja_log, the objects with the most device work come first, each longest first") {
+TEST_CASE("with .ninja_log, the objects whose edges take longest to finish come first, critical "
+          "path first") {
     test::InScratch in("phc-regen");
     const std::string hip = "-x hip --rocm-path=/usr "
                             "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode "
@@ -651,7 +652,7 @@ TEST_CASE("with .ninja_log, the objects with the most device work come first, ea
                   "c.o.phc/gfx906.o", "c.o.phc/gfx90a.o", "c.o.phc/bundle.hipfb", "c.o",
                   "plain.o"};
     CHECK(order() == plain); // no log: the manifest's order
-    // c's device code took longest, then a's; b has no times (new): first.
+    // c's longest chain took longest, then a's; b has no times (new): first.
     REQUIRE(util::write_file_atomic(".ninja_log", "# ninja log v5\n"
                                                   "0\t300\t0\ta.o.phc/gfx906.o\t1\n"
                                                   "0\t900\t0\ta.o.phc/gfx90a.o\t1\n"

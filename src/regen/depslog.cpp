@@ -1,0 +1,221 @@
+#include "regen/depslog.h"
+
+#include "util/file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace phc::regen {
+
+namespace {
+
+constexpr std::string_view kSignature = "# ninjadeps\n";
+constexpr int32_t kVersion = 4;
+constexpr uint32_t kMaxRecordSize = (1u << 19) - 1; // ninja's limit
+
+uint32_t load32(std::string_view text, size_t at) {
+    uint32_t v;
+    std::memcpy(&v, text.data() + at, 4);
+    return v;
+}
+
+void store32(std::string& out, uint32_t v) {
+    char b[4];
+    std::memcpy(b, &v, 4);
+    out.append(b, 4);
+}
+
+/// The mtime of `path` as ninja stats it (nanoseconds), or -1.
+int64_t mtime_ns(const std::string& path) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return -1;
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+} // namespace
+
+bool DepsLog::has_record(std::string_view path) const {
+    auto it = ids.find(std::string(path));
+    return it != ids.end() && recorded[static_cast<size_t>(it->second)];
+}
+
+Result<DepsLog> parse_deps_log(std::string_view text) {
+    DepsLog log;
+    if (text.size() < kSignature.size() + 4 || !text.starts_with(kSignature) ||
+        static_cast<int32_t>(load32(text, kSignature.size())) != kVersion)
+        return make_error("not a deps log of version 4");
+    size_t at = kSignature.size() + 4;
+    std::vector<std::pair<size_t, size_t>> spans;
+    std::vector<std::pair<int32_t, std::vector<int32_t>>> deps_records;
+    while (at < text.size()) {
+        if (text.size() - at < 4) return make_error(fmt::format("record cut short at byte {}", at));
+        const uint32_t head = load32(text, at);
+        const bool is_deps = (head >> 31) != 0;
+        const uint32_t size = head & 0x7fffffffu;
+        if (size > kMaxRecordSize || text.size() - at - 4 < size || size < 4 || size % 4 != 0)
+            return make_error(fmt::format("bad record at byte {}", at));
+        const size_t body = at + 4;
+        if (is_deps) {
+            if (size < 12) return make_error(fmt::format("bad deps record at byte {}", at));
+            const auto out = static_cast<int32_t>(load32(text, body));
+            std::vector<int32_t> ids;
+            for (size_t k = body + 12; k < body + size; k += 4)
+                ids.push_back(static_cast<int32_t>(load32(text, k)));
+            for (int32_t id : ids)
+                if (id < 0 || static_cast<size_t>(id) >= spans.size())
+                    return make_error(fmt::format("unknown id in record at byte {}", at));
+            if (out < 0 || static_cast<size_t>(out) >= spans.size())
+                return make_error(fmt::format("unknown output id in record at byte {}", at));
+            deps_records.emplace_back(out, std::move(ids));
+        } else {
+            size_t len = size - 4;
+            for (int pad = 0; pad < 3 && len > 0 && text[body + len - 1] == '\0'; ++pad)
+                --len;
+            if (len == 0) return make_error(fmt::format("empty path at byte {}", at));
+            const uint32_t checksum = load32(text, body + size - 4);
+            if (~checksum != spans.size())
+                return make_error(fmt::format("path id out of order at byte {}", at));
+            spans.emplace_back(body, len);
+        }
+        at = body + size;
+    }
+    log.paths.reserve(spans.size());
+    for (auto [from, len] : spans)
+        log.paths.emplace_back(text.substr(from, len));
+    for (size_t i = 0; i < log.paths.size(); ++i)
+        if (!log.ids.emplace(log.paths[i], static_cast<int32_t>(i)).second)
+            return make_error(fmt::format("path '{}' recorded twice", log.paths[i]));
+    log.recorded.assign(log.paths.size(), false);
+    for (const auto& [out, ids] : deps_records)
+        log.recorded[static_cast<size_t>(out)] = true;
+    log.size = text.size();
+    return log;
+}
+
+std::string deps_log_append(DepsLog& log, const std::vector<DepsRecord>& records) {
+    std::string out;
+    auto id_of = [&](const std::string& path) {
+        if (auto it = log.ids.find(path); it != log.ids.end()) return it->second;
+        const auto id = static_cast<int32_t>(log.paths.size());
+        const size_t padding = (4 - path.size() % 4) % 4;
+        store32(out, static_cast<uint32_t>(path.size() + padding + 4));
+        out += path;
+        out.append(padding, '\0');
+        store32(out, ~static_cast<uint32_t>(id));
+        log.paths.push_back(path);
+        log.recorded.push_back(false);
+        log.ids.emplace(path, id);
+        return id;
+    };
+    for (const DepsRecord& r : records) {
+        const int32_t output = id_of(r.output);
+        std::vector<int32_t> deps;
+        for (const auto& d : r.deps)
+            deps.push_back(id_of(d));
+        store32(out, static_cast<uint32_t>(4 * (3 + deps.size())) | 0x80000000u);
+        store32(out, static_cast<uint32_t>(output));
+        store32(out, static_cast<uint32_t>(static_cast<uint64_t>(r.mtime) & 0xffffffffu));
+        store32(out, static_cast<uint32_t>(static_cast<uint64_t>(r.mtime) >> 32));
+        for (int32_t d : deps)
+            store32(out, static_cast<uint32_t>(d));
+        log.recorded[static_cast<size_t>(output)] = true;
+    }
+    log.size += out.size();
+    return out;
+}
+
+std::string records_line(const DepsRecord& r) {
+    std::string line = fmt::format("{} {}", r.mtime, r.output);
+    for (const auto& d : r.deps)
+        line.append(" ").append(d);
+    line += '\n';
+    return line;
+}
+
+std::unordered_map<std::string, DepsRecord> parse_records(std::string_view text) {
+    std::unordered_map<std::string, DepsRecord> last;
+    while (!text.empty()) {
+        size_t nl = text.find('\n');
+        if (nl == std::string_view::npos) break; // a line cut short: not a record
+        std::string_view line = text.substr(0, nl);
+        text.remove_prefix(nl + 1);
+        std::vector<std::string_view> words;
+        for (size_t at = 0; at <= line.size();) {
+            size_t sp = std::min(line.find(' ', at), line.size());
+            if (sp > at) words.push_back(line.substr(at, sp - at));
+            at = sp + 1;
+        }
+        DepsRecord r;
+        if (words.size() < 2) continue;
+        auto [end, ec] =
+            std::from_chars(words[0].data(), words[0].data() + words[0].size(), r.mtime);
+        if (ec != std::errc() || end != words[0].data() + words[0].size() || r.mtime <= 0) continue;
+        r.output = words[1];
+        for (size_t k = 2; k < words.size(); ++k)
+            r.deps.emplace_back(words[k]);
+        last[r.output] = std::move(r);
+    }
+    return last;
+}
+
+Result<Restored> restore_deps(const std::string& deps_log, const std::string& records_file,
+                              const std::vector<std::string>& outputs) {
+    Restored done;
+    auto records_text = util::read_file(records_file);
+    if (!records_text) return done;
+    auto last = parse_records(*records_text);
+    // Compact the records: the last line of each output of the manifest.
+    std::string kept;
+    for (const auto& o : outputs)
+        if (auto it = last.find(o); it != last.end()) kept += records_line(it->second);
+    if (records_text->size() > 2 * kept.size() + 4096)
+        if (auto st = util::write_file_atomic(records_file, kept); !st) return st.error();
+
+    struct stat st;
+    if (::lstat(deps_log.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return done;
+    auto text = util::read_file(deps_log);
+    if (!text) return done;
+    auto log = parse_deps_log(*text);
+    if (!log) return done;
+    std::vector<DepsRecord> missing;
+    for (const auto& o : outputs) {
+        auto it = last.find(o);
+        if (it == last.end() || log->has_record(o)) continue;
+        if (mtime_ns(o) != it->second.mtime) continue; // rebuilt since, or gone
+        missing.push_back(it->second);
+    }
+    if (missing.empty()) return done;
+    const std::string bytes = deps_log_append(*log, missing);
+    int fd = ::open(deps_log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return done;
+    // Only after the records just read: ninja may have written since.
+    struct stat now;
+    if (::fstat(fd, &now) != 0 || !S_ISREG(now.st_mode) ||
+        static_cast<uint64_t>(now.st_size) != text->size()) {
+        ::close(fd);
+        return done;
+    }
+    std::string_view rest = bytes;
+    while (!rest.empty()) {
+        ssize_t n = ::write(fd, rest.data(), rest.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            std::string why = std::strerror(errno);
+            ::close(fd);
+            return make_error(fmt::format("{}: cannot append: {}", deps_log, why));
+        }
+        rest.remove_prefix(static_cast<size_t>(n));
+    }
+    if (::close(fd) != 0)
+        return make_error(fmt::format("{}: cannot append: {}", deps_log, std::strerror(errno)));
+    done.records = missing.size();
+    return done;
+}
+
+} // namespace phc::regen

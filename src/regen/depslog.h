@@ -1,0 +1,79 @@
+// Restoring the deps records of split edges that a direct `cmake` run dropped.
+//
+// A `cmake` run by hand (not by ninja's re-run edge) ends with `ninja -t
+// recompact` against CMake's own manifest, which keeps only the records of
+// edges that manifest has: every device edge's record is gone, and ninja would
+// recompile every object's device code once, though nothing changed. So each
+// `phc-ninja deps-set` (depsets.h) also appends what ninja is about to record
+// for its edge to SETS.records, one line per run:
+//
+//     <output's mtime, ns> <output> <dependency>...
+//
+// and regen, after writing the manifest, puts back into .ninja_deps the last
+// record of each output the manifest writes that has no record there, when
+// the output's mtime is still the recorded one (the record describes the file
+// as it is). A lost or stale line only means no record: a rebuild, as without
+// this. .ninja_deps is only appended to, in ninja's format (version 4, the
+// format of ninja 1.10 to 1.13), with one write after the last whole record;
+// any other version, a damaged log or one that is not a regular file is left
+// alone.
+#pragma once
+
+#include "util/error.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace phc::regen {
+
+/// A record of ninja's deps log: an output, its mtime when recorded
+/// (nanoseconds, as ninja stats it) and its dependencies, as ninja spells them.
+struct DepsRecord {
+    std::string output;
+    int64_t mtime = 0;
+    std::vector<std::string> deps;
+};
+
+/// What regen needs to know of a deps log: its paths (by id) and which of them
+/// have a record.
+struct DepsLog {
+    std::vector<std::string> paths;               ///< by id
+    std::unordered_map<std::string, int32_t> ids; ///< path -> id
+    std::vector<bool> recorded;                   ///< by id: a deps record names it
+    uint64_t size = 0;                            ///< bytes read (the whole file)
+
+    bool has_record(std::string_view path) const;
+};
+
+/// Reads a version 4 deps log from `text`. An error for anything else (another
+/// version, a record cut short or naming an unknown id).
+Result<DepsLog> parse_deps_log(std::string_view text);
+
+/// The bytes that append `records` to `log`: path records for paths it lacks
+/// (each once), then one deps record each; updates `log` to match.
+std::string deps_log_append(DepsLog& log, const std::vector<DepsRecord>& records);
+
+/// One line of SETS.records for `r` ("<mtime> <output> <dep>...\n").
+std::string records_line(const DepsRecord& r);
+
+/// The last record of each output in a SETS.records text (malformed lines skipped).
+std::unordered_map<std::string, DepsRecord> parse_records(std::string_view text);
+
+/// What restore_deps() did.
+struct Restored {
+    size_t records = 0; ///< records appended to the deps log
+};
+
+/// Appends to `deps_log` the record of each of `outputs` (sorted, as ninja
+/// spells them) that has none there, from `records_file`, when the output's
+/// mtime is the recorded one; then rewrites `records_file` with only the last
+/// line of each of `outputs` when it has grown to more than twice that. An
+/// Error only for a failed write; anything unusual (no deps log, another
+/// version, a damaged one) restores nothing.
+Result<Restored> restore_deps(const std::string& deps_log, const std::string& records_file,
+                              const std::vector<std::string>& outputs);
+
+} // namespace phc::regen

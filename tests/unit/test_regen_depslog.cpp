@@ -1,0 +1,199 @@
+// Restoring split edges' deps records (regen/depslog.h): ninja's deps log
+// format read and appended, SETS.records read, records put back only where
+// they describe the output as it is.
+#include "regen/depsets.h"
+#include "regen/depslog.h"
+#include "scratch.h"
+#include "util/file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <doctest/doctest.h>
+#include <string>
+#include <sys/stat.h>
+#include <utime.h>
+
+using namespace phc;
+using regen::DepsRecord;
+
+namespace {
+
+/// An empty version 4 log, as ninja starts one.
+std::string empty_log(int32_t version = 4) {
+    std::string t = "# ninjadeps\n";
+    char v[4];
+    std::memcpy(v, &version, 4);
+    t.append(v, 4);
+    return t;
+}
+
+std::string read(const std::string& path) {
+    auto t = util::read_file(path);
+    REQUIRE(t.ok());
+    return *t;
+}
+
+int64_t mtime_ns(const std::string& path) {
+    struct stat st;
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+} // namespace
+
+TEST_CASE("deps log: records appended are read back, each path recorded once") {
+    auto log = regen::parse_deps_log(empty_log());
+    REQUIRE(log.ok());
+    CHECK(log->paths.empty());
+    const DepsRecord a{"o/a.o.phc/gfx906.o", 1764557000123456789, {"phc_s_1", "/i/x.h"}};
+    const DepsRecord b{"o/a.o.phc/gfx90a.o", int64_t{1} << 33, {"phc_s_1"}};
+    std::string text = empty_log() + regen::deps_log_append(*log, {a, b});
+    CHECK(log->size == text.size());
+    auto back = regen::parse_deps_log(text);
+    REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error().message));
+    // Paths in order of first use; phc_s_1 once.
+    CHECK(back->paths == std::vector<std::string>{"o/a.o.phc/gfx906.o", "phc_s_1", "/i/x.h",
+                                                  "o/a.o.phc/gfx90a.o"});
+    CHECK(back->has_record("o/a.o.phc/gfx906.o"));
+    CHECK(back->has_record("o/a.o.phc/gfx90a.o"));
+    CHECK_FALSE(back->has_record("phc_s_1")); // a path, not a record
+    CHECK_FALSE(back->has_record("o/b.o"));
+    // Appending to what was read reuses its ids: only the new path is written.
+    const DepsRecord c{"o/b.o", 5, {"/i/x.h"}};
+    const std::string more = regen::deps_log_append(*back, {c});
+    CHECK(more.size() == (4 + 8 + 4) + (4 + 4 + 8 + 4)); // "o/b.o" padded to 8, one dep
+    auto again = regen::parse_deps_log(text + more);
+    REQUIRE(again.ok());
+    CHECK(again->paths.size() == 5);
+    CHECK(again->has_record("o/b.o"));
+}
+
+TEST_CASE("deps log: another version or a damaged log is refused") {
+    CHECK_FALSE(regen::parse_deps_log("").ok());
+    CHECK_FALSE(regen::parse_deps_log(empty_log(3)).ok());
+    CHECK_FALSE(regen::parse_deps_log("# ninjalog\n" + empty_log().substr(12)).ok());
+    auto log = regen::parse_deps_log(empty_log());
+    REQUIRE(log.ok());
+    const std::string whole =
+        empty_log() + regen::deps_log_append(*log, {{"a.o", 7, {"x.h", "y.h"}}});
+    REQUIRE(regen::parse_deps_log(whole).ok());
+    // Cut between records it is a shorter log (three paths of 12 bytes, no
+    // record yet); cut inside one it is damaged.
+    const size_t start = empty_log().size();
+    for (size_t cut = start + 1; cut < whole.size(); ++cut) {
+        auto part = regen::parse_deps_log(whole.substr(0, cut));
+        const bool boundary = cut == start + 12 || cut == start + 24 || cut == start + 36;
+        CHECK_MESSAGE(part.ok() == boundary, "cut at ", cut);
+        if (part.ok()) CHECK_FALSE(part->has_record("a.o"));
+    }
+    // A path whose checksum is not its id (two writers at once).
+    std::string bad = whole;
+    bad[empty_log().size() + 4 + 4] ^= 1; // first path record's checksum
+    CHECK_FALSE(regen::parse_deps_log(bad).ok());
+}
+
+TEST_CASE("records: the last whole line of each output counts") {
+    const std::string text = regen::records_line({"a.o", 10, {"phc_s_1"}}) +
+                             regen::records_line({"b.o", 11, {"phc_s_2", "b.hip"}}) + "garbage\n" +
+                             "x a.o phc_s_9\n" + regen::records_line({"a.o", 12, {"phc_s_3"}}) +
+                             "13 b.o phc_s_4";
+    auto last = regen::parse_records(text);
+    REQUIRE(last.size() == 2);
+    CHECK(last["a.o"].mtime == 12);
+    CHECK(last["a.o"].deps == std::vector<std::string>{"phc_s_3"});
+    CHECK(last["b.o"].mtime == 11); // the cut-short line is not a record
+    CHECK(last["b.o"].deps == std::vector<std::string>{"phc_s_2", "b.hip"});
+}
+
+TEST_CASE("restore_deps: puts back records that describe the outputs as they are") {
+    test::InScratch in("phc-depslog");
+    for (const char* f : {"a.o", "b.o", "c.o"})
+        REQUIRE(util::write_file_atomic(f, "obj").ok());
+    const int64_t ma = mtime_ns("a.o"), mb = mtime_ns("b.o"), mc = mtime_ns("c.o");
+    // a.o as it is; b.o rebuilt since its line (another mtime); c.o recorded
+    // in the log already; d.o not an output of the manifest.
+    REQUIRE(
+        util::write_file_atomic("records", regen::records_line({"a.o", ma - 5, {"phc_s_old"}}) +
+                                               regen::records_line({"a.o", ma, {"phc_s_a"}}) +
+                                               regen::records_line({"b.o", mb - 1, {"phc_s_b"}}) +
+                                               regen::records_line({"c.o", mc, {"phc_s_c"}}) +
+                                               regen::records_line({"d.o", 1, {"phc_s_d"}}))
+            .ok());
+    auto log = regen::parse_deps_log(empty_log());
+    REQUIRE(log.ok());
+    const std::string before = empty_log() + regen::deps_log_append(*log, {{"c.o", mc, {"z.h"}}});
+    REQUIRE(util::write_file_atomic(".ninja_deps", before).ok());
+    const std::vector<std::string> outputs{"a.o", "b.o", "c.o"};
+    auto r = regen::restore_deps(".ninja_deps", "records", outputs);
+    REQUIRE(r.ok());
+    CHECK(r->records == 1);
+    const std::string after = read(".ninja_deps");
+    CHECK(after.starts_with(before)); // only appended
+    auto back = regen::parse_deps_log(after);
+    REQUIRE(back.ok());
+    CHECK(back->has_record("a.o"));
+    CHECK_FALSE(back->has_record("b.o"));
+    CHECK(std::find(back->paths.begin(), back->paths.end(), "phc_s_a") != back->paths.end());
+    CHECK(std::find(back->paths.begin(), back->paths.end(), "phc_s_old") == back->paths.end());
+    // Again: a.o has its record now; nothing is written.
+    auto r2 = regen::restore_deps(".ninja_deps", "records", outputs);
+    REQUIRE(r2.ok());
+    CHECK(r2->records == 0);
+    CHECK(read(".ninja_deps") == after);
+}
+
+TEST_CASE("restore_deps: no log, another version or a fifo: nothing is written") {
+    test::InScratch in("phc-depslog");
+    REQUIRE(util::write_file_atomic("a.o", "obj").ok());
+    REQUIRE(util::write_file_atomic("records", regen::records_line({"a.o", mtime_ns("a.o"), {"s"}}))
+                .ok());
+    auto none = regen::restore_deps(".ninja_deps", "records", {"a.o"});
+    REQUIRE(none.ok());
+    CHECK(none->records == 0);
+    CHECK(::access(".ninja_deps", F_OK) != 0);
+    REQUIRE(util::write_file_atomic(".ninja_deps", empty_log(3)).ok());
+    auto old = regen::restore_deps(".ninja_deps", "records", {"a.o"});
+    REQUIRE(old.ok());
+    CHECK(old->records == 0);
+    CHECK(read(".ninja_deps") == empty_log(3));
+    REQUIRE(::unlink(".ninja_deps") == 0);
+    REQUIRE(::mkfifo(".ninja_deps", 0644) == 0);
+    auto fifo = regen::restore_deps(".ninja_deps", "records", {"a.o"});
+    REQUIRE(fifo.ok());
+    CHECK(fifo->records == 0);
+    struct stat st;
+    REQUIRE(::lstat(".ninja_deps", &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+}
+
+TEST_CASE("deps_set: remembers what ninja records for an output that exists") {
+    test::InScratch in("phc-depslog");
+    REQUIRE(regen::prepare_sets("deps.ninja", {}).ok());
+    REQUIRE(util::write_file_atomic("k.o", "obj").ok());
+    REQUIRE(util::write_file_atomic("k.d", "k.o: /s/k.hip /i/x.h\n").ok());
+    REQUIRE(regen::deps_set("deps.ninja", "k.d", {"/s/k.hip"}).ok());
+    const auto set = regen::make_depset({"/i/x.h"});
+    auto last = regen::parse_records(read("deps.ninja.records"));
+    REQUIRE(last.count("k.o") == 1);
+    CHECK(last["k.o"].mtime == mtime_ns("k.o"));
+    CHECK(last["k.o"].deps == std::vector<std::string>{set.name});
+    // Only the source: the depfile stays and ninja records its list.
+    REQUIRE(util::write_file_atomic("k.d", "k.o: ./k.hip\n").ok());
+    REQUIRE(regen::deps_set("deps.ninja", "k.d", {"k.hip"}).ok());
+    last = regen::parse_records(read("deps.ninja.records"));
+    CHECK(last["k.o"].deps == std::vector<std::string>{"k.hip"});
+    // An edge whose output is not the depfile's target (an RDC host compile
+    // writing host.o, its depfile naming the object): recorded for the output.
+    REQUIRE(util::write_file_atomic("host.o", "obj").ok());
+    REQUIRE(util::write_file_atomic("k.d", "k.o: /s/k.hip /i/x.h\n").ok());
+    REQUIRE(regen::deps_set("deps.ninja", "k.d", {"/s/k.hip"}, "./host.o").ok());
+    last = regen::parse_records(read("deps.ninja.records"));
+    REQUIRE(last.count("host.o") == 1);
+    CHECK(last["host.o"].mtime == mtime_ns("host.o"));
+    CHECK(last["host.o"].deps == std::vector<std::string>{set.name});
+    CHECK(last["k.o"].deps == std::vector<std::string>{"k.hip"}); // unchanged
+    // No output (the compile failed): no line.
+    REQUIRE(util::write_file_atomic("m.d", "m.o: /i/x.h\n").ok());
+    REQUIRE(regen::deps_set("deps.ninja", "m.d").ok());
+    CHECK(regen::parse_records(read("deps.ninja.records")).count("m.o") == 0);
+}
