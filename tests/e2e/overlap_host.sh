@@ -55,6 +55,12 @@ build app15: link k15.o m15.o
 build libk15.so: link k15.o
   cc = clang++-15
   flags = --hip-link -shared
+rule ar
+  command = rm -f \$out && ar qcD \$out \$in
+build libkm15.a: ar k15.o m15.o
+rule link_archive
+  command = clang++-15 --rocm-path=/usr --hip-link -Wl,--whole-archive \$in -Wl,--no-whole-archive -o \$out
+build appa15: link_archive libkm15.a
 build kcc.o: hip k.hip
   cc = hipcc
   flags = $two
@@ -109,8 +115,14 @@ clang++-15 --rocm-path=/usr --hip-link ref-k15.o ref-m15.o -o ref-app 2>/dev/nul
 cmp -s ref-app app15 || fail "app15 differs from the program linked from the driver's objects"
 clang++-15 --rocm-path=/usr --hip-link -shared ref-k15.o -o ref-lib.so 2>/dev/null || fail "driver -shared link failed"
 cmp -s ref-lib.so libk15.so || fail "libk15.so differs from the library linked from the driver's objects"
+mkdir -p ref && cp ref-k15.o ref/k15.o && cp ref-m15.o ref/m15.o # the same member names
+(cd ref && ar qcD ../ref-libkm15.a k15.o m15.o) || fail "ar of the driver's objects failed"
+cmp -s ref-libkm15.a libkm15.a || fail "libkm15.a differs from the archive of the driver's objects"
+clang++-15 --rocm-path=/usr --hip-link -Wl,--whole-archive ref-libkm15.a -Wl,--no-whole-archive \
+  -o ref-appa 2>/dev/null || fail "driver link of the archive failed"
+cmp -s ref-appa appa15 || fail "appa15 differs from the program linked from the driver's archive"
 expect_no_work "$dir" "after the build"
-pass "regen --overlap-host: objects (clang 15, hipcc, clang 19, clang 22) identical, so are the programs"
+pass "regen --overlap-host: objects (clang 15, hipcc, clang 19, clang 22) identical, so are the programs, the shared library and the static library"
 
 # Touching k.hip: each k object's device, host and embed edges, nothing of m15.o.
 touch k.hip
