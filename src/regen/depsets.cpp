@@ -257,10 +257,14 @@ void remember_record(const std::string& sets, std::string target, std::vector<st
     DepsRecord r{std::move(target),
                  static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
                  std::move(deps)};
-    int fd = ::open((sets + ".records").c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    const std::string records = sets + ".records";
+    int fd = ::open(records.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;
-    write_all(fd, records_line(r));
+    const bool written = write_all(fd, records_line(r));
+    struct stat now;
+    const bool grown = written && ::fstat(fd, &now) == 0;
     ::close(fd);
+    if (grown) compact_if_grown(records, static_cast<long long>(now.st_size));
 }
 
 } // namespace

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -164,6 +166,44 @@ std::unordered_map<std::string, DepsRecord> parse_records(std::string_view text)
     return last;
 }
 
+Status compact_records(const std::string& records_file, std::string_view text,
+                       const std::vector<std::string>* outputs) {
+    auto last = parse_records(text);
+    std::vector<std::string> names;
+    if (outputs) {
+        names = *outputs;
+    } else {
+        for (const auto& [name, r] : last)
+            names.push_back(name);
+        std::sort(names.begin(), names.end());
+    }
+    std::string lines;
+    for (const auto& name : names)
+        if (auto it = last.find(name); it != last.end()) lines += records_line(it->second);
+    return util::write_file_atomic(records_file,
+                                   fmt::format("# compacted {}\n{}", lines.size(), lines));
+}
+
+void compact_if_grown(const std::string& records_file, long long size) {
+    constexpr long long kCompactAt = 8LL << 20;
+    if (size <= kCompactAt) return;
+    int fd = ::open(records_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return;
+    char head[64] = {};
+    const ssize_t n = ::pread(fd, head, sizeof head - 1, 0);
+    long long after_last = 0;
+    if (n > 0) std::sscanf(head, "# compacted %lld", &after_last);
+    struct stat st;
+    if (size > 2 * after_last && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        // Read after taking the lock: another process may have compacted it.
+        if (auto text = util::read_file(records_file);
+            text && static_cast<long long>(text->size()) > kCompactAt)
+            (void)compact_records(records_file, *text);
+    }
+    ::close(fd); // releases the lock
+}
+
 Result<Restored> restore_deps(const std::string& deps_log, const std::string& records_file,
                               const std::vector<std::string>& outputs) {
     Restored done;
@@ -171,11 +211,12 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
     if (!records_text) return done;
     auto last = parse_records(*records_text);
     // Compact the records: the last line of each output of the manifest.
-    std::string kept;
+    size_t kept = 0;
     for (const auto& o : outputs)
-        if (auto it = last.find(o); it != last.end()) kept += records_line(it->second);
-    if (records_text->size() > 2 * kept.size() + 4096)
-        if (auto st = util::write_file_atomic(records_file, kept); !st) return st.error();
+        if (auto it = last.find(o); it != last.end()) kept += records_line(it->second).size();
+    if (records_text->size() > 2 * kept + 4096)
+        if (auto st = compact_records(records_file, *records_text, &outputs); !st)
+            return st.error();
 
     struct stat st;
     if (::lstat(deps_log.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return done;

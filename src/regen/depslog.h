@@ -13,10 +13,10 @@
 // record of each output the manifest writes that has no record there, when
 // the output's mtime is still the recorded one (the record describes the file
 // as it is). A lost or stale line only means no record: a rebuild, as without
-// this. .ninja_deps is only appended to, in ninja's format (version 4, the
-// format of ninja 1.10 to 1.13), with one write after the last whole record;
-// any other version, a damaged log or one that is not a regular file is left
-// alone.
+// this. The file keeps the last line of each output when regen runs, and when
+// builds in between grow it past 8 MB (compact_if_grown). .ninja_deps is only appended to, in
+// ninja's format (version 4, the format of ninja 1.10 to 1.13), with one write after the last whole
+// record; any other version, a damaged log or one that is not a regular file is left alone.
 #pragma once
 
 #include "util/error.h"
@@ -35,6 +35,8 @@ struct DepsRecord {
     std::string output;
     int64_t mtime = 0;
     std::vector<std::string> deps;
+
+    bool operator==(const DepsRecord&) const = default;
 };
 
 /// What regen needs to know of a deps log: its paths (by id) and which of them
@@ -61,6 +63,21 @@ std::string records_line(const DepsRecord& r);
 
 /// The last record of each output in a SETS.records text (malformed lines skipped).
 std::unordered_map<std::string, DepsRecord> parse_records(std::string_view text);
+
+/// Rewrites `records_file` (whose content is `text`) with only the last line
+/// of each output, of `outputs` (sorted) when given, else of every output, in
+/// order, after a first line "# compacted <bytes of the lines>" that
+/// compact_if_grown() reads.
+Status compact_records(const std::string& records_file, std::string_view text,
+                       const std::vector<std::string>* outputs = nullptr);
+
+/// After an append to `records_file`, whose size is now `size`: compacts it
+/// when it is past 8 MB and more than twice its size after the last
+/// compaction, so that builds between two regens cannot grow it without
+/// bound. Skipped while another process compacts it (an flock). A line
+/// appended by a concurrent edge while the file is replaced may be lost: that
+/// output then has no record to put back, which only costs a rebuild.
+void compact_if_grown(const std::string& records_file, long long size);
 
 /// What restore_deps() did.
 struct Restored {

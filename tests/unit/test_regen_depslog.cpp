@@ -197,3 +197,29 @@ TEST_CASE("deps_set: remembers what ninja records for an output that exists") {
     REQUIRE(regen::deps_set("deps.ninja", "m.d").ok());
     CHECK(regen::parse_records(read("deps.ninja.records")).count("m.o") == 0);
 }
+
+TEST_CASE("records: builds between regens cannot grow the file without bound") {
+    test::InScratch in("phc-depslog");
+    std::string text;
+    for (int round = 0; text.size() <= (9u << 20); ++round)
+        for (const char* o : {"a.o", "b.o"})
+            text += regen::records_line({o, 1000 + round, {"phc_s_1"}});
+    REQUIRE(util::write_file_atomic("records", text).ok());
+    regen::compact_if_grown("records", static_cast<long long>(text.size()));
+    const std::string once = read("records");
+    CHECK(once.starts_with("# compacted "));
+    auto last = regen::parse_records(once);
+    REQUIRE(last.size() == 2);
+    CHECK(last == regen::parse_records(text)); // the last line of each output
+    CHECK(once.size() < 200);
+    // Past 8 MB but not twice the size after the last compaction: left alone.
+    std::string grown = "# compacted 6000000\n" + text.substr(0, 9u << 20);
+    grown.resize(grown.rfind('\n') + 1);
+    REQUIRE(util::write_file_atomic("records", grown).ok());
+    regen::compact_if_grown("records", static_cast<long long>(grown.size()));
+    CHECK(read("records") == grown);
+    // Small: left alone.
+    REQUIRE(util::write_file_atomic("records", text.substr(0, 1000)).ok());
+    regen::compact_if_grown("records", 1000);
+    CHECK(read("records") == text.substr(0, 1000));
+}
