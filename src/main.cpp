@@ -8,6 +8,7 @@
 #include "regen/depsets.h"
 #include "report/cli.h"
 #include "split/cli.h"
+#include "util/error.h"
 
 #include <cstdio>
 #include <string>
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
     if (name == "--version") return version_main(argc, argv);
     for (const auto& c : kCommands)
         if (name == c.name) return dispatch(c, argc - 1, argv + 1);
-    std::fprintf(stderr, "phc-ninja: error: unknown command '%s' (see --help)\n", argv[1]);
+    phc::print_error("phc-ninja", phc::make_error(std::string("unknown command '") + argv[1] +
+                                                  "' (see --help)"));
     return 2;
 }

@@ -319,8 +319,8 @@ Analysis analyze(CompileCommand command, const AnalyzeInput& in) {
         a.decision = leave(Reason::ResponseFile, "a response file names another response file");
         return a;
     }
-    if (!ex.error.empty()) {
-        a.decision = leave(Reason::ResponseFile, "cannot read a response file: " + ex.error);
+    if (!ex.unreadable.empty()) {
+        a.decision = leave(Reason::ResponseFile, "cannot read a response file: " + ex.unreadable);
         return a;
     }
     if (ex.argv != a.command.argv) {

@@ -51,7 +51,7 @@ void expand_into(const std::vector<std::string>& words, size_t first, bool from_
         }
         if (depth > 0) out.nested = true;
         if (depth >= 16) {
-            out.error = "response files nest too deeply at '" + w + "'";
+            out.unreadable = "response files nest too deeply at '" + w + "'";
             return;
         }
         std::string name = w.substr(1);
@@ -61,13 +61,13 @@ void expand_into(const std::vector<std::string>& words, size_t first, bool from_
         } else {
             auto r = util::read_file(util::join_path(src.base_dir, name));
             if (!r) {
-                out.error = r.error().message;
+                out.unreadable = r.error().text();
                 return;
             }
             text = std::move(*r);
         }
         expand_into(split_rsp(text), 0, true, depth + 1, src, out);
-        if (!out.error.empty()) return;
+        if (!out.unreadable.empty()) return;
     }
 }
 

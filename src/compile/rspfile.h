@@ -19,7 +19,9 @@ struct Expanded {
     std::vector<std::string> argv;
     std::vector<bool> from_rsp; ///< per word of argv: it came from a response file
     bool nested = false;        ///< a response file names another response file
-    std::string error;          ///< non-empty: a response file could not be read (human text)
+    /// Non-empty: why a response file could not be read (human text). The
+    /// command is then left alone (Reason::ResponseFile): a decision, not an error.
+    std::string unreadable;
 };
 
 /// Splits response-file text the way clang does on Linux (GNU rules: blanks

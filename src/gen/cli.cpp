@@ -82,10 +82,7 @@ int cli_main(int argc, char** argv) {
     // before the run: a replaced file is another inode afterwards).
     std::FILE* summary = util::is_stdout(req.ninja_file) ? stderr : stdout;
     auto report = run_gen(req);
-    if (!report) {
-        std::fprintf(stderr, "%s\n", report.error().text().c_str());
-        return 1;
-    }
+    if (!report) return print_error(cl.name, report.error());
     for (const auto& note : report->notes)
         std::fprintf(stderr, "phc-ninja gen: note: %s\n", note.c_str());
     if (explain) split::print_decisions(summary, report->decisions);

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-/// "FILE:LINE:COL: error: MSG" and the offending line with a caret, for a JSON
+/// An error at "FILE:LINE:COL" with the offending line and a caret, for a JSON
 /// syntax error at 1-based byte position `byte` (as nlohmann reports it).
 Error syntax_error(std::string_view text, const std::string& path, std::size_t byte,
                    std::string_view what) {
@@ -36,13 +36,13 @@ Error syntax_error(std::string_view text, const std::string& path, std::size_t b
     std::string_view reason = colon == std::string_view::npos ? what : what.substr(colon + 2);
     std::string source(text.substr(line_start, line_end - line_start));
     std::string caret(col - 1, ' ');
-    return make_error(fmt::format("{}:{}:{}: error: {}", path, line, col, reason),
-                      source + "\n" + caret + "^");
+    return error_at(fmt::format("{}:{}:{}", path, line, col), std::string(reason),
+                    source + "\n" + caret + "^");
 }
 
-/// The entry-level error "FILE: error: entry N: WHAT".
+/// The entry-level error "entry N: WHAT" at FILE.
 Error entry_error(const std::string& path, std::size_t index, std::string_view what) {
-    return make_error(fmt::format("{}: error: entry {}: {}", path, index, what));
+    return error_at(path, fmt::format("entry {}: {}", index, what));
 }
 
 /// A required string member, or an error naming it.
@@ -133,10 +133,9 @@ Result<Database> parse_compdb(std::string_view text, const std::string& path,
     } catch (const json::parse_error& e) {
         return syntax_error(text, path, e.byte, e.what());
     } catch (const json::exception& e) { // a number too large for any type (out_of_range.406)
-        return make_error(fmt::format("{}: error: not a compilation database: {}", path, e.what()));
+        return error_at(path, fmt::format("not a compilation database: {}", e.what()));
     }
-    if (!doc.is_array())
-        return make_error(fmt::format("{}: error: expected a JSON array of entries", path));
+    if (!doc.is_array()) return error_at(path, "expected a JSON array of entries");
     Database db;
     db.path = path;
     std::map<std::string, std::size_t> writers;
@@ -145,8 +144,8 @@ Result<Database> parse_compdb(std::string_view text, const std::string& path,
         if (!entry) return entry.error();
         auto [it, fresh] = writers.emplace(entry->output, i);
         if (!fresh) {
-            return make_error(fmt::format("{}: error: entries {} and {} both write {}", path,
-                                          it->second, i, entry->output));
+            return error_at(
+                path, fmt::format("entries {} and {} both write {}", it->second, i, entry->output));
         }
         db.entries.push_back(std::move(entry).value());
     }

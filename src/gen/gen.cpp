@@ -49,8 +49,7 @@ bool ours_or_empty(const std::string& path) {
 Status check_output(const std::string& out, const std::string& out_abs, util::WriteMode mode,
                     const std::string& database, const Database& db) {
     auto refuse = [&](const std::string& what) {
-        return make_error(
-            fmt::format("{}: error: refusing to write the ninja file over {}", out, what));
+        return error_at(out, "refusing to write the ninja file over " + what);
     };
     const util::FileId id = util::file_id(out);
     if (id == util::file_id(database))
@@ -105,8 +104,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
     const std::string_view text = g->text;
     if (to_stdout) {
         if (!util::write_all(1, text))
-            return make_error(
-                fmt::format("-: error: cannot write to stdout: {}", std::strerror(errno)));
+            return error_at("-", fmt::format("cannot write to stdout: {}", std::strerror(errno)));
     } else {
         // file_holds reads only regular files (never a device, fifo or pipe).
         if (util::file_holds(out_abs, std::span<const std::string_view>(&text, 1))) return report;

@@ -228,8 +228,7 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
         ++g.entries;
         for (const auto& b : entry_edges(e, options, probes, g)) {
             if (auto ok = emit(g.text, b); !ok) {
-                return make_error(
-                    fmt::format("{}: error: entry {}: {}", db.path, e.index, ok.error().message));
+                return error_at(db.path, fmt::format("entry {}: {}", e.index, ok.error().text()));
             }
             g.text += "\n";
             ++g.edges;

@@ -51,14 +51,13 @@ int exec_command(const std::vector<std::string>& cmd) {
     argv.push_back(nullptr);
     ::execvp(argv[0], argv.data());
     int e = errno;
-    std::fprintf(stderr, "phc-launch: error: cannot run '%s': %s\n", argv[0], std::strerror(e));
+    print_error("phc-launch",
+                make_error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(e))));
     return e == ENOENT ? 127 : 126;
 }
 
-/// Prints one warning line. A message made as an error ("error: ..." or
-/// "file: error: ...") is a warning here: its own "error: " goes.
-void warn(std::string text) {
-    if (size_t at = text.find("error: "); at != std::string::npos) text.erase(at, 7);
+/// Prints one warning line.
+void warn(const std::string& text) {
     write_all(2, "phc-launch: warning: " + text + "\n");
 }
 
@@ -189,7 +188,7 @@ int run_candidate(const std::vector<std::string>& cmd) {
 
     auto signals = SignalPipe::install();
     if (!signals) {
-        warn(signals.error().message + "; compiling without splitting");
+        warn(signals.error().text() + "; compiling without splitting");
         return exec_command(cmd);
     }
     PrivateDir dir = make_private_dir();
@@ -210,7 +209,7 @@ int run_candidate(const std::vector<std::string>& cmd) {
     if (!planned || !planned->jobs) {
         remove_dir(dir);
         signals->reset(); // the compiler gets our original dispositions
-        if (!planned) warn(planned.error().message + "; compiling without splitting");
+        if (!planned) warn(planned.error().text() + "; compiling without splitting");
         return exec_command(cmd);
     }
 

@@ -112,7 +112,7 @@ std::unique_ptr<Jobserver> Jobserver::connect(const Makeflags& flags, int defaul
     auto pool = local(fallback);
     if (warning)
         *warning = fmt::format("jobserver '{}' is unusable ({}); running {} at most", a.text,
-                               js.error().message,
+                               js.error().text(),
                                fallback <= 0 ? std::string("without a limit")
                                              : fmt::format("{} compile(s) at once", fallback));
     return pool;

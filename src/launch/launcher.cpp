@@ -22,9 +22,7 @@ public:
     void record(const JobResult& r, const std::string& name) {
         if (path_.empty() || r.state == JobResult::State::NotRun || warned_) return;
         if (auto st = append_trace(path_, trace_line(r.start_ms, r.end_ms, name)); !st) {
-            std::string text = st.error().message;
-            if (size_t at = text.find("error: "); at != std::string::npos) text.erase(at, 7);
-            write_all(2, "phc-launch: warning: " + text + "\n");
+            write_all(2, "phc-launch: warning: " + st.error().text() + "\n");
             warned_ = true;
         }
     }

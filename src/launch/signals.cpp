@@ -34,7 +34,7 @@ static_assert(SIGINT == 2 && SIGTERM == 15 && SIGHUP == 1 && SIGQUIT == 3);
 Result<std::unique_ptr<SignalPipe>> SignalPipe::install() {
     int p[2];
     if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
-        return make_error(fmt::format("phc-launch: error: pipe: {}", std::strerror(errno)));
+        return make_error(fmt::format("pipe: {}", std::strerror(errno)));
     std::unique_ptr<SignalPipe> sp(new SignalPipe());
     sp->read_.reset(p[0]);
     sp->write_.reset(p[1]);

@@ -70,18 +70,23 @@ std::vector<std::string> job_environment(const Job& job) {
     return envs;
 }
 
+/// What a job that could not start shows as its stderr.
+std::string job_error(const Error& e) {
+    return format_error("phc-launch", e) + "\n";
+}
+
 /// Starts `job` in our own process group (see run_jobs) with its output on two
 /// pipes. On failure fills `result` (SpawnFailed) and returns pid -1.
 pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
     int op[2], ep[2];
     if (::pipe2(op, O_CLOEXEC) != 0) {
-        result.err = fmt::format("phc-launch: error: pipe: {}\n", std::strerror(errno));
+        result.err = job_error(make_error(fmt::format("pipe: {}", std::strerror(errno))));
         return -1;
     }
     if (::pipe2(ep, O_CLOEXEC) != 0) {
         ::close(op[0]);
         ::close(op[1]);
-        result.err = fmt::format("phc-launch: error: pipe: {}\n", std::strerror(errno));
+        result.err = job_error(make_error(fmt::format("pipe: {}", std::strerror(errno))));
         return -1;
     }
     out.reset(op[0]);
@@ -124,8 +129,8 @@ pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
         result.state = JobResult::State::SpawnFailed;
-        result.err = fmt::format("phc-launch: error: cannot run '{}': {}\n",
-                                 job.argv.empty() ? "" : job.argv[0], std::strerror(rc));
+        result.err = job_error(make_error(fmt::format(
+            "cannot run '{}': {}", job.argv.empty() ? "" : job.argv[0], std::strerror(rc))));
         out.reset();
         err.reset();
         return -1;

@@ -22,7 +22,7 @@ std::string trace_line(int64_t start_ms, int64_t end_ms, std::string_view name) 
 Status append_trace(const std::string& path, std::string_view lines) {
     Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
     if (!fd.valid())
-        return make_error(fmt::format("{}: cannot open trace log: {}", path, std::strerror(errno)));
+        return error_at(path, fmt::format("cannot open trace log: {}", std::strerror(errno)));
     ::flock(fd.get(), LOCK_EX);
     struct stat st {};
     std::string text;
@@ -34,8 +34,7 @@ Status append_trace(const std::string& path, std::string_view lines) {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             ::flock(fd.get(), LOCK_UN);
-            return make_error(
-                fmt::format("{}: cannot write trace log: {}", path, std::strerror(errno)));
+            return error_at(path, fmt::format("cannot write trace log: {}", std::strerror(errno)));
         }
         rest.remove_prefix(static_cast<size_t>(n));
     }

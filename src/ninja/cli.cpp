@@ -37,39 +37,30 @@ util::CommandLine command_line(Options& o) {
     return cl;
 }
 
-void print_error(const Error& e) {
-    std::fprintf(stderr, "%s\n", e.text().c_str());
+/// Writes `text` to stdout; an error names it "-".
+Status write_stdout(const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0)
+        return Ok{};
+    return error_at("-", "cannot write to stdout");
 }
 
-bool write_stdout(const std::string& text) {
-    return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() &&
-           std::fflush(stdout) == 0;
-}
-
-int run_commands(const Manifest& m) {
+Status run_commands(const Manifest& m) {
     std::string out;
     for (size_t i = 0; i < m.edge_count(); ++i) {
         EdgeRef e = m.edge(i);
         if (e.is_phony()) continue;
         auto command = e.evaluate("command");
-        if (!command) {
-            print_error(command.error());
-            return 1;
-        }
+        if (!command) return command.error();
         out += *command;
         out += '\n';
     }
-    return write_stdout(out) ? 0 : 1;
+    return write_stdout(out);
 }
 
-int run_roundtrip(const Manifest& m, const std::string& out) {
+Status run_roundtrip(const Manifest& m, const std::string& out) {
     std::string text = m.write_file(0);
-    if (out.empty()) return write_stdout(text) ? 0 : 1;
-    if (auto s = util::write_file_atomic(out, text); !s) {
-        print_error(s.error());
-        return 1;
-    }
-    return 0;
+    if (out.empty()) return write_stdout(text);
+    return util::write_file_atomic(out, text);
 }
 
 } // namespace
@@ -96,11 +87,9 @@ int cli_main(int argc, char** argv) {
     const std::string error = check();
     if (!error.empty()) return util::usage_error(cl, error);
     auto m = load_manifest(o.file);
-    if (!m) {
-        print_error(m.error());
-        return 1;
-    }
-    return command == "commands" ? run_commands(*m) : run_roundtrip(*m, o.out);
+    if (!m) return print_error(cl.name, m.error());
+    Status done = command == "commands" ? run_commands(*m) : run_roundtrip(*m, o.out);
+    return done ? 0 : print_error(cl.name, done.error());
 }
 
 } // namespace phc::ninja

@@ -108,7 +108,7 @@ Error Lexer::error(std::string_view message) const {
         }
     }
     int col = last_token_ ? static_cast<int>(last_token_ - context) : 0;
-    std::string head = fmt::format("{}:{}:{}: error: {}", filename_, line, col + 1, message);
+    std::string where = fmt::format("{}:{}:{}", filename_, line, col + 1);
     // Like ninja: show the line (cut at 72 columns) and a caret when the column is useful.
     constexpr int kTruncateColumn = 72;
     std::string detail;
@@ -127,7 +127,7 @@ Error Lexer::error(std::string_view message) const {
         detail.append(static_cast<size_t>(col), ' ');
         detail += "^ near here";
     }
-    return make_error(std::move(head), std::move(detail));
+    return error_at(std::move(where), std::string(message), std::move(detail));
 }
 
 const char* Lexer::describe_last_error() const {

@@ -75,7 +75,7 @@ public:
     /// Reads a variable value up to and including the end of the line.
     Status read_var_value(EvalString* out) { return read_eval_string<false>(out); }
 
-    /// An error at the last token: "file:line:col: error: message" + source line and caret.
+    /// An error at the last token ("file:line:col"), with the source line and a caret.
     Error error(std::string_view message) const;
     /// ninja's text for the last lexing error ("lexing error", or the tab hint).
     const char* describe_last_error() const;

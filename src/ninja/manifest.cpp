@@ -128,8 +128,7 @@ Result<std::string> evaluate_edge(const Manifest& m, const Edge& e, std::string_
     EdgeEnv env(m, e, escape);
     if (!env.lookup(name, scratch)) {
         const Statement& s = m.statement(e.where);
-        return make_error(
-            fmt::format("{}:{}: error: {}", m.files()[e.where.file].path, s.line, env.error()));
+        return error_at(fmt::format("{}:{}", m.files()[e.where.file].path, s.line), env.error());
     }
     return std::string(scratch);
 }

@@ -256,7 +256,7 @@ private:
 using FileReader = std::function<Result<std::string>(const std::string& path)>;
 
 /// Loads `path` and everything it includes, with paths relative to the working
-/// directory as ninja does. Errors are "file:line:col: error: ..." + context.
+/// directory as ninja does. Errors are located ("file:line:col") with context.
 Result<Manifest> load_manifest(const std::string& path);
 
 /// Parses `text` as a file named `filename`; includes are read with `reader`

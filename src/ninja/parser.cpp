@@ -632,9 +632,7 @@ Result<Manifest> parse_manifest(std::string text, std::string filename, FileRead
 
 Result<Manifest> load_manifest(const std::string& path) {
     auto text = read_disk_file(path);
-    if (!text)
-        return make_error(
-            fmt::format("{}: error: loading '{}': {}", path, path, text.error().message));
+    if (!text) return error_at(path, fmt::format("loading '{}': {}", path, text.error().message));
     return parse_with(std::move(*text), path, nullptr);
 }
 

@@ -83,13 +83,20 @@ std::string in_dir(const std::string& dir, const std::string& path) {
     return d + (d == "/" ? "" : "/") + path;
 }
 
-/// `msg` (a message of regen, "path:line: error: ...") with its leading path
-/// spelled from the user's directory (in_dir); unchanged when it does not
-/// start with a path.
+/// `where` (a location of regen's: "path", "path:line", "path:line:col") with
+/// its path spelled from the user's directory (in_dir).
+std::string where_from_user(const std::string& dir, const std::string& where) {
+    size_t colon = where.find(':');
+    if (colon == std::string::npos) return in_dir(dir, where);
+    return in_dir(dir, where.substr(0, colon)) + where.substr(colon);
+}
+
+/// `msg` (a warning of regen, "path: ...") with its leading path spelled from
+/// the user's directory; unchanged when it does not start with a path.
 std::string from_user(const std::string& dir, const std::string& msg) {
     size_t colon = msg.find(':');
     if (colon == std::string::npos || colon == 0 || msg.find(' ') < colon) return msg;
-    return in_dir(dir, msg.substr(0, colon)) + msg.substr(colon);
+    return where_from_user(dir, msg.substr(0, colon)) + msg.substr(colon);
 }
 
 /// The edges left alone because their compiler could not be probed, one
@@ -137,10 +144,8 @@ int cli_main(int argc, char** argv) {
     std::FILE* report = !o.output.empty() && util::is_stdout(o.output) ? stderr : stdout;
     if (!o.output.empty() && o.output != "-")
         o.output = std::filesystem::absolute(o.output, ec).string();
-    if (::chdir(dir.c_str()) != 0) {
-        std::fprintf(stderr, "phc-ninja regen: error: %s: %s\n", dir.c_str(), std::strerror(errno));
-        return 1;
-    }
+    if (::chdir(dir.c_str()) != 0)
+        return print_error(cl.name, make_error(fmt::format("{}: {}", dir, std::strerror(errno))));
     o.build_dir = std::filesystem::current_path(ec).string();
     // -o naming the manifest itself is an in-place rewrite (which keeps the original).
     if (!o.output.empty() && o.output != "-" &&
@@ -152,8 +157,9 @@ int cli_main(int argc, char** argv) {
     // Paths in messages are relative to the build directory: spelled from the
     // user's directory (with -C's DIR) when they lead a message.
     if (!r) {
-        std::fprintf(stderr, "%s\n", from_user(dir, r.error().text()).c_str());
-        return 1;
+        Error e = r.error();
+        if (!e.where.empty()) e.where = where_from_user(dir, e.where);
+        return print_error(cl.name, e);
     }
     for (const auto& w : r->warnings)
         std::fprintf(stderr, "phc-ninja regen: warning: %s\n", from_user(dir, w).c_str());

@@ -141,7 +141,7 @@ Status set_covered(const std::string& index, long long size) {
 Status clear_index(const std::string& index) {
     if (auto st = util::make_dirs(index); !st) return st;
     DIR* dir = ::opendir(index.c_str());
-    if (!dir) return make_error(fmt::format("{}: error: {}", index, std::strerror(errno)));
+    if (!dir) return error_at(index, std::strerror(errno));
     std::vector<std::string> names;
     while (dirent* e = ::readdir(dir)) {
         std::string_view n = e->d_name;
@@ -179,12 +179,12 @@ Status rebuild_index(const std::string& sets, const std::string& index, int fd, 
     auto names = defined_names(*text, &whole);
     if (whole != text->size()) {
         if (::ftruncate(fd, static_cast<off_t>(whole)) != 0)
-            return make_error(fmt::format("{}: error: {}", sets, std::strerror(errno)));
+            return error_at(sets, std::strerror(errno));
     }
     if (auto st = clear_index(index); !st) return st;
     for (std::string_view n : names)
         if (!touch(index + "/" + entry_of(n)))
-            return make_error(fmt::format("{}/{}: error: {}", index, n, std::strerror(errno)));
+            return error_at(fmt::format("{}/{}", index, n), std::strerror(errno));
     *size = static_cast<long long>(whole);
     return set_covered(index, *size);
 }
@@ -213,8 +213,7 @@ private:
 Status append_set(const std::string& sets, const std::string& index, int fd, const DepSet& set,
                   const Outputs& outputs) {
     struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        return make_error(fmt::format("{}: error: {}", sets, std::strerror(errno)));
+    if (::fstat(fd, &st) != 0) return error_at(sets, std::strerror(errno));
     long long size = st.st_size;
     if (covered(index) != size)
         if (auto rebuilt = rebuild_index(sets, index, fd, &size); !rebuilt) return rebuilt;
@@ -241,10 +240,10 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
     names.push_back(set.name);
     BlockStops block; // the lines, their index entries and the covered size go together
     if (!write_all(fd, text))
-        return make_error(fmt::format("{}: error: cannot append: {}", sets, std::strerror(errno)));
+        return error_at(sets, fmt::format("cannot append: {}", std::strerror(errno)));
     for (const std::string& n : names)
         if (!touch(index + "/" + n))
-            return make_error(fmt::format("{}/{}: error: {}", index, n, std::strerror(errno)));
+            return error_at(fmt::format("{}/{}", index, n), std::strerror(errno));
     return set_covered(index, size + static_cast<long long>(text.size()));
 }
 
@@ -408,7 +407,7 @@ Status deps_set(const std::string& sets, const std::string& depfile,
     if (fd < 0 || !write_all(fd, rewritten)) {
         std::string why = std::strerror(errno);
         if (fd >= 0) ::close(fd);
-        return make_error(fmt::format("{}: error: cannot rewrite: {}", depfile, why));
+        return error_at(depfile, "cannot rewrite: " + why);
     }
     ::close(fd);
     remember_record(sets, canonical(output.empty() ? d->target : output), {set.name});
@@ -488,7 +487,7 @@ int deps_set_main(int argc, char** argv) {
     }
     // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
     if (auto st = deps_set(argv[1], argv[2], inputs, output); !st)
-        std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().message.c_str());
+        std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().text().c_str());
     return 0;
 }
 

@@ -411,7 +411,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
                              .overlap_host = names.overlap_host,
                              .cuid_root = {}});
     if (!plan) {
-        r.error = plan.error().message;
+        r.error = plan.error();
         return r;
     }
     d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
@@ -420,7 +420,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     std::vector<ninja::NewStatement> shared;
     for (const auto& st : split_edges(*plan, carry, names, device_pool, &shared, &d.chain_ms)) {
         if (auto st_ok = ninja::render_to(r.text, st); !st_ok) {
-            r.error = st_ok.error().message;
+            r.error = st_ok.error();
             r.text.clear();
             return r;
         }
@@ -428,7 +428,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     for (const auto& st : shared) {
         std::string text;
         if (auto st_ok = ninja::render_to(text, st); !st_ok) {
-            r.error = st_ok.error().message;
+            r.error = st_ok.error();
             r.text.clear();
             return r;
         }
@@ -480,7 +480,7 @@ Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Name
             b.bindings.push_back(var("pool", names.pool));
         }
         if (auto st = ninja::render_to(r.text, b); !st) {
-            r.error = st.error().message;
+            r.error = st.error();
             r.text.clear();
             return r;
         }

@@ -10,6 +10,7 @@
 #include "util/error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,7 +95,9 @@ struct Rendered {
     /// Rules the edges use that are shared between objects: name and text, to
     /// declare once at the top of the manifest.
     SharedRules rules;
-    std::string error; ///< why the edge cannot be planned (e.g. a failed probe); regen fails
+    /// Why the edge cannot be planned (e.g. a failed probe): regen fails. Not a
+    /// reason for leaving it alone (those are decisions, in `d`).
+    std::optional<Error> error;
 };
 
 /// The edges of a split RDC link replacing the edge `carry` came from: each

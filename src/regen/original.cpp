@@ -42,9 +42,7 @@ namespace {
 /// The first `n` bytes of `path` (fewer when it is shorter).
 Result<std::string> read_prefix(const std::string& path, size_t n) {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return make_error(
-            fmt::format("{}: error: cannot read file: {}", path, std::strerror(errno)));
+    if (!in) return error_at(path, fmt::format("cannot read file: {}", std::strerror(errno)));
     std::string out(n, '\0');
     in.read(out.data(), static_cast<std::streamsize>(n));
     out.resize(static_cast<size_t>(in.gcount()));
@@ -65,9 +63,9 @@ Result<OriginalSource> locate_original(const std::string& manifest) {
     }
     src.path = original_path(manifest);
     if (!util::file_exists(src.path))
-        return make_error(fmt::format(
-            "{}: error: rewritten by phc-ninja, but its original {} is missing; re-run cmake",
-            manifest, src.path));
+        return error_at(manifest, fmt::format("rewritten by phc-ninja, but its original {} is "
+                                              "missing; re-run cmake",
+                                              src.path));
     return src;
 }
 

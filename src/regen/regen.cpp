@@ -229,8 +229,8 @@ Status check_output(const ninja::Manifest& m, const Options& opts) {
     if (auto mode = util::write_mode(opts.output); !mode) return mode.error();
     const util::FileId out = util::file_id(opts.output);
     auto refuse = [&](const std::string& path, std::string_view what) {
-        return make_error(fmt::format("{}: error: refusing to write the output over {}: {}",
-                                      opts.output, path, what));
+        return error_at(opts.output,
+                        fmt::format("refusing to write the output over {}: {}", path, what));
     };
     const std::string original = original_path(opts.manifest);
     if (out == util::file_id(original))
@@ -250,14 +250,15 @@ Status check_output(const ninja::Manifest& m, const Options& opts) {
 Status write_stdout(std::span<const std::string_view> pieces, Summary& sum, bool dry) {
     sum.written.push_back("-");
     if (dry || util::write_all(1, pieces)) return Ok{};
-    return make_error(fmt::format("-: error: cannot write to stdout: {}", std::strerror(errno)));
+    return error_at("-", fmt::format("cannot write to stdout: {}", std::strerror(errno)));
 }
 
-Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& e, std::string_view what) {
-    if (what.starts_with("error: ")) what.remove_prefix(7);
-    const auto& file = m.files()[e.statement().file];
-    return make_error(
-        fmt::format("{}:{}: error: {}", file.path, m.statement(e.statement()).line, what));
+/// `e` placed at the edge's line, unless it has a location of its own.
+Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& edge, Error e) {
+    if (!e.where.empty()) return e;
+    const auto& file = m.files()[edge.statement().file];
+    e.where = fmt::format("{}:{}", file.path, m.statement(edge.statement()).line);
+    return e;
 }
 
 /// What planning one edge gave.
@@ -397,7 +398,7 @@ Outcome plan_one(const Context& c, size_t edge) {
     }
     auto command = e.evaluate("command");
     if (!command) {
-        o.error = edge_error(c.m, e, command.error().message);
+        o.error = edge_error(c.m, e, command.error());
         return o;
     }
     if (looks_like_rdc_link(*command)) {
@@ -418,11 +419,11 @@ Outcome plan_one(const Context& c, size_t edge) {
     }
     auto carry = carry_of(e);
     if (!carry) {
-        o.error = edge_error(c.m, e, carry.error().message);
+        o.error = edge_error(c.m, e, carry.error());
         return o;
     }
     Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
-    if (!r.error.empty()) {
+    if (r.error) {
         if (auto failed = probe_failure(*command, in, c.probes)) {
             // One compiler that cannot be probed (not built yet, a flag it does
             // not know) leaves its edges alone; the rest is split.
@@ -431,9 +432,9 @@ Outcome plan_one(const Context& c, size_t edge) {
             o.d.object = carry->outputs.empty() ? std::string() : carry->outputs[0];
             o.d.code = "probe-failed";
             o.d.text = why;
-            o.probe_error = edge_error(c.m, e, failed->message);
+            o.probe_error = edge_error(c.m, e, *failed);
         } else {
-            o.error = edge_error(c.m, e, r.error);
+            o.error = edge_error(c.m, e, *r.error);
         }
     } else {
         o.d = std::move(r.d);
@@ -466,7 +467,7 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
     auto command = e.evaluate("command");
     auto carry = carry_of(e);
     if (!command || !carry) {
-        o.error = edge_error(c.m, e, !command ? command.error().message : carry.error().message);
+        o.error = edge_error(c.m, e, !command ? command.error() : carry.error());
         return o;
     }
     compile::LinkAnalysis a = compile::analyze_link_string(*command, {});
@@ -487,7 +488,7 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
         plan = std::move(left);
     }
     Rendered r = render_link(*plan, *carry, c.names, c.device_pool);
-    if (!r.error.empty()) o.error = edge_error(c.m, e, r.error);
+    if (r.error) o.error = edge_error(c.m, e, *r.error);
     o.d = std::move(r.d);
     o.text = std::move(r.text);
     if (o.d.split)
@@ -571,10 +572,11 @@ Result<std::unique_ptr<Top>> load_top(const std::string& manifest) {
         src->path = original_path(manifest);
         src->needs_save = false;
         if (!util::file_exists(src->path))
-            return make_error(fmt::format(
-                "{}: error: rewritten by phc-ninja (its generator edge runs phc-ninja regen), but "
-                "its original {} is missing; re-run cmake",
-                manifest, src->path));
+            return error_at(manifest,
+                            fmt::format("rewritten by phc-ninja (its generator edge runs "
+                                        "phc-ninja regen), but its original {} is missing; "
+                                        "re-run cmake",
+                                        src->path));
         loaded = ninja::load_manifest(src->path);
         if (!loaded) return loaded.error();
     }
@@ -648,7 +650,6 @@ std::string probe_cache_path(const Options& opts, Summary& sum) {
     auto made = util::make_dirs(kProbeDir);
     if (made && ::access(kProbeDir, W_OK) == 0) return kProbeCache;
     std::string why = made ? std::strerror(errno) : made.error().message;
-    if (size_t at = why.find(": error: "); at != std::string::npos) why.erase(0, at + 9);
     sum.warnings.push_back(fmt::format("{}/{}: cannot be used ({}); compiler probes are kept in "
                                        "memory for this run",
                                        opts.build_dir.empty() ? "." : opts.build_dir, kProbeDir,
@@ -761,7 +762,7 @@ void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, const Opt
                                 : opts.manifest.substr(0, slash) + "/.ninja_deps";
     auto r = restore_deps(log, records, outputs);
     if (!r)
-        sum.warnings.push_back(r.error().message);
+        sum.warnings.push_back(r.error().text());
     else
         sum.deps_restored = r->records;
 }
@@ -855,9 +856,9 @@ Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,
     if (in_place && generator && !opts.self.empty()) {
         ninja::EdgeRef g = m.edge(*generator);
         auto cmd = g.evaluate("command");
-        if (!cmd) return edge_error(m, g, cmd.error().message);
+        if (!cmd) return edge_error(m, g, cmd.error());
         if (auto st = m.replace(g.statement(), {hooked_generator(g, *cmd, opts, hook)}); !st)
-            return edge_error(m, g, st.error().message);
+            return edge_error(m, g, st.error());
     }
     Status placed =
         m.files()[0].statements.empty() ? m.append(0, head) : m.insert_before({0, 0}, head);
@@ -926,10 +927,10 @@ Result<Summary> run(const Options& opts) {
             const std::string& path = top->m.files()[f].path;
             // Stdout holds one file: the top manifest, which names no rewritten copies.
             if (to_stdout)
-                return make_error(
-                    fmt::format("{}: error: -o - writes only the top manifest to stdout, but this "
-                                "included file needs rewriting (as {}.phc); use -o FILE",
-                                path, path));
+                return error_at(path, fmt::format("-o - writes only the top manifest to stdout, "
+                                                  "but this included file needs rewriting (as "
+                                                  "{}.phc); use -o FILE",
+                                                  path));
             auto [it, fresh] = by_path.emplace(path, includes.size());
             if (fresh) {
                 includes.push_back({path, top.get(), f});
@@ -937,10 +938,10 @@ Result<Summary> run(const Options& opts) {
             }
             const Include& was = includes[it->second];
             if (!same_text(was.top->m.pieces(was.file), top->m.pieces(f)))
-                return make_error(fmt::format(
-                    "{}: error: {} and {} include this file, and their rewritten copies would "
-                    "differ; rewrite them one at a time with -f and -o",
-                    path, was.top->manifest, top->manifest));
+                return error_at(path, fmt::format("{} and {} include this file, and their "
+                                                  "rewritten copies would differ; rewrite them "
+                                                  "one at a time with -f and -o",
+                                                  was.top->manifest, top->manifest));
         }
     // Included files first, then CMake's originals, then the top files: an
     // interruption leaves old top files, which still name the old files.

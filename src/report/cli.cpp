@@ -63,16 +63,10 @@ int cli_main(int argc, char** argv) {
     std::error_code ec;
     for (std::string* out : {&req.html, &req.trace})
         if (!out->empty()) *out = std::filesystem::absolute(*out, ec).string();
-    if (::chdir(req.dir.c_str()) != 0) {
-        std::fprintf(stderr, "phc-ninja report: error: %s: %s\n", req.dir.c_str(),
-                     std::strerror(errno));
-        return 1;
-    }
+    if (::chdir(req.dir.c_str()) != 0)
+        return print_error(cl.name, make_error(req.dir + ": " + std::strerror(errno)));
     auto summary = run_report(req);
-    if (!summary) {
-        std::fprintf(stderr, "%s\n", summary.error().text().c_str());
-        return 1;
-    }
+    if (!summary) return print_error(cl.name, summary.error());
     std::fputs(summary->c_str(), stdout);
     if (!req.json && !req.trace.empty()) std::printf("trace: %s\n", req.trace.c_str());
     if (!req.json && !req.html.empty()) std::printf("report: %s\n", req.html.c_str());

@@ -40,12 +40,12 @@ Result<int> header_version(std::string_view first, const std::string& path) {
     }
     if (version == 0) {
         std::string shown(first.substr(0, 60));
-        return make_error(path + ": error: not a ninja log (its first line is '" + shown +
-                          "', not '# ninja log vN')");
+        return error_at(path, "not a ninja log (its first line is '" + shown +
+                                  "', not '# ninja log vN')");
     }
     if (version < 4 || version > 7)
-        return make_error(path + ": error: ninja log version " + std::to_string(version) +
-                          " is not supported (versions 4 to 7 are)");
+        return error_at(path, "ninja log version " + std::to_string(version) +
+                                  " is not supported (versions 4 to 7 are)");
     return version;
 }
 
@@ -97,8 +97,8 @@ Result<BuildLog> parse_log(std::string_view text, const std::string& path) {
         if (split_tabs(line, f, 5) < 4) continue;
         int64_t start = 0, stop = 0;
         if (!parse_int(f[0], start) || !parse_int(f[1], stop))
-            return make_error(path + ":" + std::to_string(line_no) +
-                              ": error: not a ninja log entry (start and end must be numbers)");
+            return error_at(path + ":" + std::to_string(line_no),
+                            "not a ninja log entry (start and end must be numbers)");
         runs.add(start, stop, f[3]);
     }
     return log;
@@ -124,11 +124,11 @@ std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
 Result<BuildLog> read_log(const std::string& path, const std::string& shown) {
     auto text = util::read_file(path);
     if (!text) {
-        // read_file says "PATH: error: cannot read file: REASON"; keep the reason.
+        // read_file says "cannot read file: REASON" at PATH; keep the reason.
         const std::string& msg = text.error().message;
         size_t colon = msg.rfind(": ");
         std::string reason = colon == std::string::npos ? msg : msg.substr(colon + 2);
-        return make_error(shown + ": error: cannot read the ninja log: " + reason);
+        return error_at(shown, "cannot read the ninja log: " + reason);
     }
     return parse_log(*text, shown);
 }

@@ -40,7 +40,7 @@ Result<BuildLog> parse_log(std::string_view text, const std::string& path);
 std::unordered_map<std::string, int64_t> last_durations(std::string_view text);
 
 /// Reads and parses the log at `path`; errors name it as `shown` (a missing
-/// file: "SHOWN: error: cannot read the ninja log: No such file or directory").
+/// file: "cannot read the ninja log: No such file or directory" at SHOWN).
 Result<BuildLog> read_log(const std::string& path, const std::string& shown);
 
 } // namespace phc::report

@@ -47,9 +47,9 @@ Status write_outputs(const Request& r, const Analysis& a, const ninja::Manifest&
 Result<std::string> run_report(const Request& r) {
     std::error_code ec;
     if (!std::filesystem::exists(r.manifest, ec))
-        return make_error(shown_path(r.dir, r.manifest) +
-                          ": error: no ninja manifest (run the report in a ninja build "
-                          "directory, or name it with -C DIR and -f FILE)");
+        return error_at(shown_path(r.dir, r.manifest),
+                        "no ninja manifest (run the report in a ninja build directory, or name "
+                        "it with -C DIR and -f FILE)");
     auto m = ninja::load_manifest(r.manifest);
     if (!m) return m.error();
     std::string log_file = log_path(*m);

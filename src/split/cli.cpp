@@ -80,16 +80,13 @@ void print_plan(const Plan& p) {
 /// Prints the plan of an RDC link: every object is unbundled (explain does not
 /// know which compiles are split), each architecture linked on its own. The
 /// new driver's link is planned from the objects as they are now.
-int explain_link(const Args& a, const char* self) {
+int explain_link(const Args& a, std::string_view self) {
     std::string cmd = a.words.size() == 1 ? a.words[0] : compile::join_command(a.words);
     auto lp = plan_link(
         compile::analyze_link_string(cmd, a.input),
         [](const std::string&) { return static_cast<const SplitObject*>(nullptr); }, {},
         LinkInputs::Present);
-    if (!lp) {
-        std::fprintf(stderr, "%s: error: %s\n", self, lp.error().text().c_str());
-        return 1;
-    }
+    if (!lp) return print_error(self, lp.error());
     const compile::Decision& d = lp->analysis.decision;
     std::printf("# decision: %s\n", lp->split() ? "split" : "leave");
     std::printf("# reason: %s: %s\n", std::string(compile::reason_code(d.reason)).c_str(),
@@ -132,14 +129,11 @@ int cli_main(int argc, char** argv) {
         std::string cmd = a.words.size() == 1 ? a.words[0] : compile::join_command(a.words);
         if (compile::analyze_link_string(cmd, a.input).decision.reason !=
             compile::Reason::LinkNotRdc)
-            return explain_link(a, argv[0]);
+            return explain_link(a, cl.name);
     }
     probe::ProbeCache probes(a.probe_cache);
     auto p = plan(std::move(an), probes, a.plan);
-    if (!p) {
-        std::fprintf(stderr, "%s: error: %s\n", argv[0], p.error().text().c_str());
-        return 1;
-    }
+    if (!p) return print_error(cl.name, p.error());
     print_plan(*p);
     std::printf("# probes run: %zu\n", probes.probes_run());
     return 0;

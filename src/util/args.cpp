@@ -1,5 +1,7 @@
 #include "util/args.h"
 
+#include "util/error.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -123,8 +125,7 @@ std::string usage(const CommandLine& cl) {
 }
 
 int usage_error(const CommandLine& cl, std::string_view msg) {
-    std::fprintf(stderr, "%.*s: error: %.*s (see --help)\n", static_cast<int>(cl.name.size()),
-                 cl.name.data(), static_cast<int>(msg.size()), msg.data());
+    print_error(cl.name, make_error(std::string(msg) + " (see --help)"));
     return 2;
 }
 

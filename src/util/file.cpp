@@ -46,7 +46,7 @@ std::string_view extension(std::string_view path) {
 namespace {
 
 Error errno_error(std::string_view what, const std::string& path) {
-    return make_error(fmt::format("{}: error: {}: {}", path, what, std::strerror(errno)));
+    return error_at(path, fmt::format("{}: {}", what, std::strerror(errno)));
 }
 
 /// The process's umask (read without changing it for long).
@@ -267,8 +267,7 @@ Status write_through(const std::string& path, std::span<const std::string_view> 
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
         ::close(fd); // it changed since we looked: leave it alone
-        return make_error(
-            fmt::format("{}: error: refusing to write: it changed while writing", path));
+        return error_at(path, "refusing to write: it changed while writing");
     }
     if (!write_all(fd, pieces)) {
         Error e = errno_error("cannot write", path);
@@ -306,24 +305,23 @@ Result<Destination> destination(const std::string& given) {
     }
     const bool link = S_ISLNK(st.st_mode);
     if (link && ::stat(given.c_str(), &st) != 0)
-        return make_error(fmt::format(
-            "{}: error: refusing to write through a link whose target is missing or cannot be "
-            "resolved: {}",
-            given, std::strerror(errno)));
+        return error_at(given, fmt::format("refusing to write through a link whose target is "
+                                           "missing or cannot be resolved: {}",
+                                           std::strerror(errno)));
     if (S_ISREG(st.st_mode)) {
         if (!link) return Destination{WriteMode::Replace, given, st.st_mode & 07777};
         // Replace the link's final target; the link stays.
         char real[PATH_MAX];
         if (!::realpath(given.c_str(), real))
-            return make_error(fmt::format(
-                "{}: error: refusing to write through a link whose target cannot be resolved: {}",
-                given, std::strerror(errno)));
+            return error_at(given, fmt::format("refusing to write through a link whose target "
+                                               "cannot be resolved: {}",
+                                               std::strerror(errno)));
         return Destination{WriteMode::Replace, real, st.st_mode & 07777};
     }
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
         return Destination{WriteMode::Through, given, 0};
-    return make_error(fmt::format("{}: error: refusing to write: it is {}{}", given,
-                                  link ? "a link to " : "", refused_kind(st.st_mode)));
+    return error_at(given, fmt::format("refusing to write: it is {}{}", link ? "a link to " : "",
+                                       refused_kind(st.st_mode)));
 }
 
 } // namespace
@@ -375,9 +373,7 @@ bool file_exists(const std::string& path) {
 Status make_dirs(const std::string& path) {
     std::error_code ec;
     std::filesystem::create_directories(path, ec);
-    if (ec)
-        return make_error(
-            fmt::format("{}: error: cannot create directory: {}", path, ec.message()));
+    if (ec) return error_at(path, "cannot create directory: " + ec.message());
     return Ok{};
 }
 

@@ -63,17 +63,17 @@ void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
 } // namespace
 
 Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd) {
-    if (argv.empty()) return make_error("error: empty command");
+    if (argv.empty()) return make_error("empty command");
     std::string exe = find_program(argv[0]);
-    if (exe.empty()) return make_error(fmt::format("error: {}: command not found", argv[0]));
+    if (exe.empty()) return make_error(fmt::format("{}: command not found", argv[0]));
 
     int out_pipe[2], err_pipe[2];
     if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-        return make_error(fmt::format("error: pipe: {}", std::strerror(errno)));
+        return make_error(fmt::format("pipe: {}", std::strerror(errno)));
     if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
         ::close(out_pipe[0]);
         ::close(out_pipe[1]);
-        return make_error(fmt::format("error: pipe: {}", std::strerror(errno)));
+        return make_error(fmt::format("pipe: {}", std::strerror(errno)));
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -94,7 +94,7 @@ Result<Completed> run_capture(const std::vector<std::string>& argv, const std::s
     if (rc != 0) {
         ::close(out_pipe[0]);
         ::close(err_pipe[0]);
-        return make_error(fmt::format("error: cannot run {}: {}", argv[0], std::strerror(rc)));
+        return make_error(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
     }
     Completed done;
     drain(out_pipe[0], err_pipe[0], done.out, done.err);

@@ -27,8 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);
     auto db = gen::parse_compdb(text, "db.json", "/w");
     if (!db) {
-        check(db.error().message.starts_with("db.json:"));
+        check(db.error().where.starts_with("db.json"));
         check(db.error().message.find('\n') == std::string::npos);
+        check(db.error().message.find("error:") == std::string::npos);
         return 0;
     }
     std::set<std::string> outputs;

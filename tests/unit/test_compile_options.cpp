@@ -113,10 +113,10 @@ TEST_CASE("response files: GNU splitting, nesting, ninja rspfile_content") {
           std::vector<std::string>{"a", "b c", "d\"e", "f g"});
     RspSource src{"", "x.rsp", "--offload-arch=gfx906 '-I a b'"};
     Expanded e = expand_rsp({"cc", "-c", "@x.rsp", "k.hip"}, src);
-    REQUIRE(e.error.empty());
+    REQUIRE(e.unreadable.empty());
     CHECK(e.argv ==
           std::vector<std::string>{"cc", "-c", "--offload-arch=gfx906", "-I a b", "k.hip"});
     CHECK(e.from_rsp == std::vector<bool>{false, false, true, true, false});
     Expanded missing = expand_rsp({"cc", "@/nonexistent/phc.rsp"}, {});
-    CHECK(missing.error.find("/nonexistent/phc.rsp") != std::string::npos);
+    CHECK(missing.unreadable.find("/nonexistent/phc.rsp") != std::string::npos);
 }

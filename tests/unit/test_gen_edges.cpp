@@ -157,8 +157,9 @@ TEST_CASE("gen generate: a path ninja cannot express is an error naming the entr
         entry(1, "/w", {"g++", "-c", "b.cpp", "-o", "a|b.o"}, "/w/b.cpp", "/w/a|b.o"));
     auto g = generate(db, options_in("/w"));
     REQUIRE_FALSE(g.ok());
-    CHECK(g.error().message == "cc.json: error: entry 1: path 'a|b.o' contains '|', which ninja "
-                               "cannot express in a path");
+    CHECK(format_error("", g.error()) ==
+          "cc.json: error: entry 1: path 'a|b.o' contains '|', which ninja "
+          "cannot express in a path");
 }
 
 TEST_CASE("gen generate: a multi-arch HIP compile becomes device, bundle and host edges") {

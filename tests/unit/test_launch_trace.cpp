@@ -24,5 +24,5 @@ TEST_CASE("trace: ninja log v5 lines, header once, distinct hashes per step") {
     ::unlink(path.c_str());
     auto bad = append_trace("/nonexistent/dir/t.log", "x");
     REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().message.starts_with("/nonexistent/dir/t.log: cannot open trace log: "));
+    CHECK(bad.error().text().starts_with("/nonexistent/dir/t.log: cannot open trace log: "));
 }

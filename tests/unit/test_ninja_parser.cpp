@@ -229,15 +229,16 @@ TEST_CASE("ninja: load_manifest reads the top file and includes from disk, any s
         CHECK(m->write_file(1).size() == size);
         // No newline at the end: the text must still end in a NUL for the lexer.
         write(d + "/build.ninja", sized("rule r\n  command = x\n", size - 12) + "build p: r j");
-        CHECK(load_manifest(d + "/build.ninja").error().message ==
-              d + "/build.ninja:4:13: error: unexpected EOF");
+        const Error e = load_manifest(d + "/build.ninja").error();
+        CHECK(e.where + ": error: " + e.message == d + "/build.ninja:4:13: error: unexpected EOF");
     }
     write(d + "/build.ninja", "rule r\n  command = x\nbuild p: r j\n");
     CHECK(load_manifest(d + "/build.ninja").ok());
-    CHECK(load_manifest(d + "/none.ninja").error().text() ==
+    CHECK(format_error("", load_manifest(d + "/none.ninja").error()) ==
           d + "/none.ninja: error: loading '" + d + "/none.ninja': No such file or directory");
     write(d + "/build.ninja", "include " + d + "/sub.d\n");
-    CHECK(load_manifest(d + "/build.ninja").error().message ==
+    const Error bad = load_manifest(d + "/build.ninja").error();
+    CHECK(bad.where + ": error: " + bad.message ==
           d + "/build.ninja:1:" + std::to_string(d.size() + 15) + ": error: loading '" + d +
               "/sub.d': Is a directory");
     std::filesystem::remove_all(d);

@@ -27,12 +27,12 @@ inline Manifest parse_ok(const std::string& text, std::map<std::string, std::str
     return std::move(*m);
 }
 
-/// The full error text for `text`, which must fail to parse.
+/// The error as a command prints it, for `text`, which must fail to parse.
 inline std::string parse_error(const std::string& text,
                                std::map<std::string, std::string> files = {}) {
     auto m = parse(text, std::move(files));
     if (m) FAIL("expected a parse error for:\n" << text);
-    return m.error().text();
+    return format_error("", m.error());
 }
 
 /// The evaluated `var` of the edge producing output `out` (explicit or implicit).

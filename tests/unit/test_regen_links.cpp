@@ -36,7 +36,7 @@ TEST_CASE("regen link edges: device links per architecture, the host link stands
     split::LinkPlan p = plan_of_app();
     REQUIRE(p.split());
     regen::Rendered r = regen::render_link(p, link_carry(), regen::Names{}, true);
-    REQUIRE(r.error.empty());
+    REQUIRE_FALSE(r.error);
     CHECK(r.d.split);
     CHECK(r.d.link);
     CHECK(r.d.archs == std::vector<std::string>{"gfx906", "gfx90a"});

@@ -92,20 +92,20 @@ TEST_CASE("report log: short and empty lines are skipped; an empty log has no bu
 TEST_CASE("report log: foreign, unsupported and damaged logs are one-line errors naming the file") {
     auto foreign = parse_log("{\"traceEvents\": []}\n", "b/.ninja_log");
     REQUIRE_FALSE(foreign);
-    CHECK(foreign.error().message ==
+    CHECK(format_error("", foreign.error()) ==
           "b/.ninja_log: error: not a ninja log (its first line is '{\"traceEvents\": []}', not "
           "'# ninja log vN')");
     auto future = parse_log("# ninja log v8\n", "b/.ninja_log");
     REQUIRE_FALSE(future);
-    CHECK(future.error().message ==
+    CHECK(format_error("", future.error()) ==
           "b/.ninja_log: error: ninja log version 8 is not supported (versions 4 to 7 are)");
     auto bad = parse_log("# ninja log v5\n0\t1\t2\ta\th\nx\t1\t2\tb\th\n", "b/.ninja_log");
     REQUIRE_FALSE(bad);
-    CHECK(bad.error().message ==
+    CHECK(format_error("", bad.error()) ==
           "b/.ninja_log:3: error: not a ninja log entry (start and end must be numbers)");
     auto missing = read_log("/nonexistent-phc/.ninja_log", "build/.ninja_log");
     REQUIRE_FALSE(missing);
-    CHECK(missing.error().message ==
+    CHECK(format_error("", missing.error()) ==
           "build/.ninja_log: error: cannot read the ninja log: No such file or directory");
 }
 

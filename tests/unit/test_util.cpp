@@ -52,7 +52,7 @@ TEST_CASE("atomic write replaces content and keeps mode; read_file errors name t
     CHECK((st.st_mode & 0777) == 0600);
     auto missing = util::read_file(std::string(dir) + "/nope");
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().message ==
+    CHECK(format_error("", missing.error()) ==
           std::string(dir) + "/nope: error: cannot read file: No such file or directory");
     std::string link = std::string(dir) + "/link";
     REQUIRE(::symlink(path.c_str(), link.c_str()) == 0);
@@ -339,7 +339,7 @@ TEST_CASE("atomic write: directories, block devices, sockets and dangling links 
     auto refused = [&](const std::string& path, const std::string& why) {
         auto st = util::write_file_atomic(path, "x");
         REQUIRE_FALSE(st.ok());
-        const std::string& msg = st.error().message;
+        const std::string msg = format_error("", st.error());
         CHECK(msg.find('\n') == std::string::npos);
         CHECK_MESSAGE(msg.starts_with(path + ": error: "), msg);
         CHECK_MESSAGE(msg.find(why) != std::string::npos, msg);
@@ -481,7 +481,8 @@ TEST_CASE("write_mode, file_id and is_stdout") {
     CHECK(*util::write_mode(dir / "fifo") == util::WriteMode::Through);
     auto d = util::write_mode(dir.path);
     REQUIRE_FALSE(d.ok());
-    CHECK(d.error().message == dir.path + ": error: refusing to write: it is a directory");
+    CHECK(format_error("", d.error()) ==
+          dir.path + ": error: refusing to write: it is a directory");
 
     // Existing files by identity (links, hard links, spellings), missing ones by path.
     REQUIRE(::link(file.c_str(), (dir / "hard").c_str()) == 0);
@@ -523,7 +524,7 @@ TEST_CASE("run_capture returns exit code and both streams") {
     CHECK(cwd->out == "/tmp\n");
     auto missing = util::run_capture({"phc-no-such-program-xyz"});
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().message == "error: phc-no-such-program-xyz: command not found");
+    CHECK(missing.error().message == "phc-no-such-program-xyz: command not found");
 }
 
 TEST_CASE("test helpers: a scratch directory is left and removed however the scope ends") {
