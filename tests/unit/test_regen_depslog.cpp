@@ -68,6 +68,29 @@ TEST_CASE("deps log: records appended are read back, each path recorded once") {
     CHECK(again->has_record("o/b.o"));
 }
 
+TEST_CASE("deps log: the bytes are ninja's own") {
+    // tests/data/ninja-1.11.deps: what ninja 1.11.1 wrote for two edges with
+    // deps = gcc (x.o.phc/gfx906.o and x.o, each reading a.h, sub/b.h and a set).
+    auto real = util::read_file(std::string(PHC_TEST_DATA) + "/ninja-1.11.deps");
+    REQUIRE(real.ok());
+    auto log = regen::parse_deps_log(*real);
+    REQUIRE_MESSAGE(log.ok(), (log.ok() ? "" : log.error().message));
+    CHECK(log->paths == std::vector<std::string>{"x.o.phc/gfx906.o", "a.h", "sub/b.h",
+                                                 "phc_s_0123456789abcdef", "x.o"});
+    CHECK(log->has_record("x.o.phc/gfx906.o"));
+    CHECK(log->has_record("x.o"));
+    CHECK_FALSE(log->has_record("a.h"));
+    // The same records appended to an empty log give the same bytes.
+    auto empty = regen::parse_deps_log(empty_log());
+    REQUIRE(empty.ok());
+    const std::vector<std::string> deps{"a.h", "sub/b.h", "phc_s_0123456789abcdef"};
+    const std::string ours =
+        empty_log() +
+        regen::deps_log_append(*empty, {{"x.o.phc/gfx906.o", 1796093711318947478, deps},
+                                        {"x.o", 1796093711322947478, deps}});
+    CHECK(ours == *real);
+}
+
 TEST_CASE("deps log: another version or a damaged log is refused") {
     CHECK_FALSE(regen::parse_deps_log("").ok());
     CHECK_FALSE(regen::parse_deps_log(empty_log(3)).ok());
