@@ -11,9 +11,9 @@
 // O_NONBLOCK is ours alone) and the event loop poll()s it.
 #pragma once
 
-#include "launch/fd.h"
 #include "launch/makeflags.h"
 #include "util/error.h"
+#include "util/fd.h"
 
 #include <memory>
 #include <optional>
@@ -84,9 +84,9 @@ private:
     /// Writes `byte` back (or frees a local slot).
     void give_back(char byte);
 
-    Fd read_fd_;           ///< our non-blocking read side (none for a local pool)
+    util::Fd read_fd_;     ///< our non-blocking read side (none for a local pool)
     int write_fd_ = -1;    ///< where tokens go back (may be read_fd_ for a fifo)
-    Fd owned_write_;       ///< owns write_fd_ when we opened it
+    util::Fd owned_write_; ///< owns write_fd_ when we opened it
     bool local_ = false;   ///< a local pool, no shared pipe
     int local_extra_ = -1; ///< tokens the local pool may hand out; -1 unlimited
     int held_ = 0;

@@ -2,8 +2,8 @@
 // launcher's single-threaded poll() loop sees them like any other event.
 #pragma once
 
-#include "launch/fd.h"
 #include "util/error.h"
+#include "util/fd.h"
 
 #include <memory>
 #include <vector>
@@ -31,8 +31,8 @@ public:
 
 private:
     SignalPipe() = default;
-    Fd read_;
-    Fd write_;
+    util::Fd read_;
+    util::Fd write_;
 };
 
 /// The terminating signals the launcher forwards to its children.

@@ -1,5 +1,7 @@
 #include "launch/supervisor.h"
 
+#include "util/subprocess.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -12,12 +14,9 @@
 #include <optional>
 #include <poll.h>
 #include <set>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace phc::launch {
 
@@ -49,93 +48,25 @@ using Clock = std::chrono::steady_clock;
 struct Running {
     size_t index = 0;
     pid_t pid = -1;
-    Fd out, err;
+    util::Fd out, err;
     std::optional<Token> token; ///< empty: it runs in our implicit slot
     bool reaped = false;
     int status = 0;
 };
 
-/// The environment for a job: ours with `env` assignments replacing or adding.
-std::vector<std::string> job_environment(const Job& job) {
-    std::vector<std::string> envs;
-    for (char** e = environ; *e; ++e) {
-        std::string_view kv = *e;
-        bool replaced = false;
-        for (const auto& [k, v] : job.env)
-            if (kv.size() > k.size() && kv.starts_with(k) && kv[k.size()] == '=') replaced = true;
-        if (!replaced) envs.emplace_back(kv);
-    }
-    for (const auto& [k, v] : job.env)
-        envs.push_back(k + "=" + v);
-    return envs;
-}
-
-/// What a job that could not start shows as its stderr.
-std::string job_error(const Error& e) {
-    return format_error("phc-launch", e) + "\n";
-}
-
-/// Starts `job` in our own process group (see run_jobs) with its output on two
-/// pipes. On failure fills `result` (SpawnFailed) and returns pid -1.
-pid_t spawn(const Job& job, Fd& out, Fd& err, JobResult& result) {
-    int op[2], ep[2];
-    if (::pipe2(op, O_CLOEXEC) != 0) {
-        result.err = job_error(make_error(fmt::format("pipe: {}", std::strerror(errno))));
+/// Starts `job` in our process group (see run_jobs) with its output on two
+/// pipes, its signals at their defaults. On failure fills `result`'s stderr
+/// with why and returns pid -1.
+pid_t start_job(const Job& job, util::Fd& out, util::Fd& err, JobResult& result) {
+    util::SpawnOptions options{job.cwd, job.env, job.files, true};
+    auto child = util::spawn(job.argv, options);
+    if (!child) {
+        result.err = format_error("phc-launch", child.error()) + "\n";
         return -1;
     }
-    if (::pipe2(ep, O_CLOEXEC) != 0) {
-        ::close(op[0]);
-        ::close(op[1]);
-        result.err = job_error(make_error(fmt::format("pipe: {}", std::strerror(errno))));
-        return -1;
-    }
-    out.reset(op[0]);
-    err.reset(ep[0]);
-    Fd ow(op[1]), ew(ep[1]);
-    set_nonblocking(out.get());
-    set_nonblocking(err.get());
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, ow.get(), 1);
-    posix_spawn_file_actions_adddup2(&fa, ew.get(), 2);
-    for (const auto& [fd, path] : job.files)
-        posix_spawn_file_actions_addopen(&fa, fd, path.c_str(), O_RDONLY, 0);
-    if (!job.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, job.cwd.c_str());
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE})
-        sigaddset(&defaults, s);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-    std::vector<std::string> envs = job_environment(job);
-    std::vector<char*> argv, envp;
-    for (const auto& a : job.argv)
-        argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    for (auto& e : envs)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = job.argv.empty() ? EINVAL
-                              : ::posix_spawnp(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) {
-        result.state = JobResult::State::SpawnFailed;
-        result.err = job_error(make_error(fmt::format(
-            "cannot run '{}': {}", job.argv.empty() ? "" : job.argv[0], std::strerror(rc))));
-        out.reset();
-        err.reset();
-        return -1;
-    }
-    return pid;
+    out = std::move(child->out);
+    err = std::move(child->err);
+    return child->pid;
 }
 
 /// One process, as /proc/<pid>/stat describes it.
@@ -248,7 +179,7 @@ private:
 };
 
 /// Reads what is available on `fd` into `sink`; closes `fd` at EOF or error.
-void read_some(Fd& fd, std::string& sink) {
+void read_some(util::Fd& fd, std::string& sink) {
     char buf[1 << 15];
     while (fd.valid()) {
         ssize_t n = ::read(fd.get(), buf, sizeof buf);
@@ -309,7 +240,7 @@ private:
         Running run;
         run.index = i;
         r.start_ms = wall_ms();
-        run.pid = spawn(jobs_[i], run.out, run.err, r);
+        run.pid = start_job(jobs_[i], run.out, run.err, r);
         if (run.pid < 0) {
             r.state = JobResult::State::SpawnFailed;
             r.end_ms = r.start_ms;

@@ -1,6 +1,6 @@
 #include "launch/trace.h"
 
-#include "launch/fd.h"
+#include "util/fd.h"
 #include "util/hash.h"
 
 #include <cerrno>
@@ -20,7 +20,7 @@ std::string trace_line(int64_t start_ms, int64_t end_ms, std::string_view name) 
 }
 
 Status append_trace(const std::string& path, std::string_view lines) {
-    Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+    util::Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
     if (!fd.valid())
         return error_at(path, fmt::format("cannot open trace log: {}", std::strerror(errno)));
     ::flock(fd.get(), LOCK_EX);

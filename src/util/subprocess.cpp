@@ -1,6 +1,7 @@
 #include "util/subprocess.h"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -51,55 +52,102 @@ void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
             ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
             if (n > 0) {
                 sinks[i]->append(buf, static_cast<size_t>(n));
-            } else if (n == 0 || errno != EINTR) {
-                ::close(fds[i].fd);
-                fds[i].fd = -1;
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                fds[i].fd = -1; // the caller closes it
                 --open_count;
             }
         }
     }
 }
 
-} // namespace
-
-Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd) {
-    if (argv.empty()) return make_error("empty command");
-    std::string exe = find_program(argv[0]);
-    if (exe.empty()) return make_error(fmt::format("{}: command not found", argv[0]));
-
-    int out_pipe[2], err_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-        return make_error(fmt::format("pipe: {}", std::strerror(errno)));
-    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        ::close(out_pipe[0]);
-        ::close(out_pipe[1]);
-        return make_error(fmt::format("pipe: {}", std::strerror(errno)));
+/// The environment for a child: ours with `env` assignments replacing or adding.
+std::vector<std::string>
+child_environment(const std::vector<std::pair<std::string, std::string>>& env) {
+    std::vector<std::string> envs;
+    for (char** e = environ; *e; ++e) {
+        std::string_view kv = *e;
+        bool replaced = false;
+        for (const auto& [k, v] : env)
+            if (kv.size() > k.size() && kv.starts_with(k) && kv[k.size()] == '=') replaced = true;
+        if (!replaced) envs.emplace_back(kv);
     }
+    for (const auto& [k, v] : env)
+        envs.push_back(k + "=" + v);
+    return envs;
+}
+
+/// A pipe (both ends close-on-exec, the read end non-blocking).
+Status make_pipe(Fd& read, Fd& write) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0)
+        return make_error(fmt::format("pipe: {}", std::strerror(errno)));
+    read.reset(p[0]);
+    write.reset(p[1]);
+    set_nonblocking(p[0]);
+    return Ok{};
+}
+
+/// posix_spawnp() with the pipes' write ends as stdout and stderr; an errno value.
+int spawn_with(pid_t& pid, const std::vector<std::string>& argv, const SpawnOptions& o, int out,
+               int err) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-    if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
-
-    std::vector<char*> cargv;
+    posix_spawn_file_actions_adddup2(&fa, out, 1);
+    posix_spawn_file_actions_adddup2(&fa, err, 2);
+    for (const auto& [fd, path] : o.files)
+        posix_spawn_file_actions_addopen(&fa, fd, path.c_str(), O_RDONLY, 0);
+    if (!o.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, o.cwd.c_str());
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    if (o.default_signals) {
+        sigset_t none, defaults;
+        sigemptyset(&none);
+        sigemptyset(&defaults);
+        for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE})
+            sigaddset(&defaults, s);
+        posix_spawnattr_setsigmask(&attr, &none);
+        posix_spawnattr_setsigdefault(&attr, &defaults);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    }
+    std::vector<std::string> envs =
+        o.env.empty() ? std::vector<std::string>() : child_environment(o.env);
+    std::vector<char*> cargv, envp;
     for (const auto& a : argv)
         cargv.push_back(const_cast<char*>(a.c_str()));
     cargv.push_back(nullptr);
-    pid_t pid = 0;
-    int rc = ::posix_spawn(&pid, exe.c_str(), &fa, nullptr, cargv.data(), environ);
+    for (auto& e : envs)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    int rc = ::posix_spawnp(&pid, cargv[0], &fa, &attr, cargv.data(),
+                            o.env.empty() ? environ : envp.data());
     posix_spawn_file_actions_destroy(&fa);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    if (rc != 0) {
-        ::close(out_pipe[0]);
-        ::close(err_pipe[0]);
-        return make_error(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
-    }
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
+} // namespace
+
+Result<Child> spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
+    if (argv.empty()) return make_error("empty command");
+    Child child;
+    Fd out_w, err_w;
+    if (auto st = make_pipe(child.out, out_w); !st) return st.error();
+    if (auto st = make_pipe(child.err, err_w); !st) return st.error();
+    if (int rc = spawn_with(child.pid, argv, options, out_w.get(), err_w.get()); rc != 0)
+        return make_error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc)));
+    return child;
+}
+
+Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd) {
+    SpawnOptions options;
+    options.cwd = cwd;
+    auto child = spawn(argv, options);
+    if (!child) return child.error();
     Completed done;
-    drain(out_pipe[0], err_pipe[0], done.out, done.err);
+    drain(child->out.get(), child->err.get(), done.out, done.err);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
     }
     done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return done;

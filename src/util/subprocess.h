@@ -1,14 +1,43 @@
-// Running a program to completion and capturing its output (used by the
-// compiler probe and the tests). The launcher's parallel supervisor lives in
-// src/launch/; this is the simple blocking case.
+// Starting child processes: the one place that does (the compiler probe, the
+// tests and the launcher's parallel supervisor in src/launch/ all start their
+// children through spawn()), and the simple blocking case, run_capture().
 #pragma once
 
 #include "util/error.h"
+#include "util/fd.h"
 
 #include <string>
+#include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace phc::util {
+
+/// How spawn() starts a child, besides its argv.
+struct SpawnOptions {
+    std::string cwd;                                      ///< empty: ours
+    std::vector<std::pair<std::string, std::string>> env; ///< set on top of ours
+    std::vector<std::pair<int, std::string>> files;       ///< opened read-only as these descriptors
+    /// The child starts with no signal blocked and SIGINT, SIGTERM, SIGHUP,
+    /// SIGQUIT, SIGCHLD and SIGPIPE at their defaults, whatever this process
+    /// blocks or ignores (a launcher that catches them, started by a make that
+    /// ignores SIGINT in the background).
+    bool default_signals = false;
+};
+
+/// A started child.
+struct Child {
+    pid_t pid = -1;
+    Fd out; ///< the read end of its stdout (non-blocking, close-on-exec)
+    Fd err; ///< the read end of its stderr (non-blocking, close-on-exec)
+};
+
+/// Starts argv[0] (searched in PATH when it has no '/') with argv, stdin from
+/// /dev/null, stdout and stderr on two pipes. The child stays in this process
+/// group and inherits every descriptor that is not close-on-exec (a make
+/// jobserver's pipe stays open for it). An Error ("cannot run 'cc': reason")
+/// when it could not be started; the caller reaps the child.
+Result<Child> spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
 /// What a finished child did.
 struct Completed {
@@ -17,8 +46,8 @@ struct Completed {
     std::string err;    ///< everything it wrote to stderr
 };
 
-/// Runs argv[0] (searched in PATH when it has no '/') with argv, in `cwd` when not
-/// empty, stdin from /dev/null, and waits. An Error only when it could not be started.
+/// Runs argv (as spawn() does) in `cwd` when not empty, and waits. An Error
+/// only when it could not be started.
 Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd = {});
 
 /// Finds `name` in PATH the way execvp does; returns it unchanged when it has a '/'.

@@ -18,7 +18,7 @@ struct TokenPipe {
         REQUIRE(::pipe(p) == 0);
         r = p[0];
         w = p[1];
-        if (nonblocking) REQUIRE(set_nonblocking(r));
+        if (nonblocking) REQUIRE(phc::util::set_nonblocking(r));
         for (int i = 0; i < tokens; ++i) {
             char c = static_cast<char>('a' + i);
             REQUIRE(::write(w, &c, 1) == 1);

@@ -88,7 +88,7 @@ TEST_CASE("supervisor: tokens from a real pipe are taken while jobs wait and all
     for (auto& r : rep.jobs)
         CHECK(r.ok());
     CHECK((*js)->held() == 0);
-    set_nonblocking(p[0]);
+    phc::util::set_nonblocking(p[0]);
     char buf[8];
     CHECK(::read(p[0], buf, sizeof buf) == 2);
     ::close(p[0]);

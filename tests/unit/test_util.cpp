@@ -524,7 +524,46 @@ TEST_CASE("run_capture returns exit code and both streams") {
     CHECK(cwd->out == "/tmp\n");
     auto missing = util::run_capture({"phc-no-such-program-xyz"});
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().message == "phc-no-such-program-xyz: command not found");
+    CHECK(missing.error().message ==
+          "cannot run 'phc-no-such-program-xyz': No such file or directory");
+}
+
+TEST_CASE("spawn: environment on top of ours, files as descriptors, signals at their defaults") {
+    TempDir dir;
+    const std::string file = dir / "in.txt";
+    REQUIRE(util::write_file_atomic(file, "from fd 3\n").ok());
+    util::SpawnOptions o;
+    o.cwd = dir.path;
+    o.env = {{"PHC_SPAWN_TEST", "set"}, {"HOME", "/phc-home"}};
+    o.files = {{3, file}};
+    auto child = util::spawn({"sh", "-c", "echo $PHC_SPAWN_TEST $HOME; cat <&3; echo e >&2"}, o);
+    REQUIRE_MESSAGE(child.ok(), (child.ok() ? "" : child.error().message));
+    int status = 0;
+    REQUIRE(::waitpid(child->pid, &status, 0) == child->pid);
+    CHECK(WIFEXITED(status));
+    char buf[256];
+    ssize_t n = ::read(child->out.get(), buf, sizeof buf);
+    CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0) == "set /phc-home\nfrom fd 3\n");
+    n = ::read(child->err.get(), buf, sizeof buf);
+    CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0) == "e\n");
+    // An ignored SIGINT stays ignored in a child, unless default_signals resets it.
+    struct sigaction ignore {
+    }, old{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ignore, &old);
+    auto run = [](bool defaults) {
+        util::SpawnOptions so;
+        so.default_signals = defaults;
+        auto c = util::spawn({"sh", "-c", "kill -INT $$; exit 0"}, so);
+        REQUIRE(c.ok());
+        int st = 0;
+        ::waitpid(c->pid, &st, 0);
+        return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+    };
+    const int inherited = run(false), reset = run(true);
+    ::sigaction(SIGINT, &old, nullptr);
+    CHECK(inherited == 0);
+    CHECK(reset == 128 + SIGINT);
 }
 
 TEST_CASE("test helpers: a scratch directory is left and removed however the scope ends") {

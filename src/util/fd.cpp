@@ -1,9 +1,9 @@
-#include "launch/fd.h"
+#include "util/fd.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace phc::launch {
+namespace phc::util {
 
 void Fd::reset(int fd) {
     if (fd_ >= 0) ::close(fd_);
@@ -15,4 +15,4 @@ bool set_nonblocking(int fd) {
     return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
 }
 
-} // namespace phc::launch
+} // namespace phc::util

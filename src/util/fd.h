@@ -3,9 +3,9 @@
 
 #include <utility>
 
-namespace phc::launch {
+namespace phc::util {
 
-/// Owns one descriptor (or none, -1). The launcher holds many short-lived pipes;
+/// Owns one descriptor (or none, -1). The launcher and the probe hold short-lived pipes;
 /// this keeps every error path from leaking one into the next child.
 class Fd {
 public:
@@ -36,4 +36,4 @@ private:
 /// Sets O_NONBLOCK on `fd`; false (errno set) on failure.
 bool set_nonblocking(int fd);
 
-} // namespace phc::launch
+} // namespace phc::util
