@@ -4,6 +4,7 @@
 #include "launch/makeflags.h"
 #include "launch/planning.h"
 #include "launch/precheck.h"
+#include "util/args.h"
 #include "util/file.h"
 
 #include <algorithm>
@@ -26,22 +27,34 @@ namespace phc::launch {
 
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: phc-launch COMPILER ARGS...\n"
-    "       phc-ninja launch [--] COMPILER ARGS...\n"
-    "\n"
+constexpr std::string_view kAbout =
     "Runs one compile. A multi-architecture HIP object compile (-c, two or more\n"
     "--offload-arch) is split: one device compile per architecture in parallel,\n"
     "taking job slots from the GNU make jobserver in MAKEFLAGS, then the bundler and\n"
-    "the host compile. Anything else is handed to the compiler unchanged.\n"
-    "\n"
+    "the host compile. Anything else is handed to the compiler unchanged. Options\n"
+    "end at the compiler's name (or at --): what follows is the compiler's.";
+
+constexpr std::string_view kEnvironment =
     "environment:\n"
-    "  PHC_COMPILER=cc      put cc in front of the arguments\n"
+    "  PHC_COMPILER=cc      put cc in front of the arguments, which are then all the\n"
+    "                       compiler's (none is taken as an option; a leading -- goes)\n"
     "  PHC_JOBS=N           compiles at once when there is no jobserver and no -jN\n"
     "                       in MAKEFLAGS (default: CPUs/2, at least 1)\n"
     "  PHC_NINJA_TRACE=log  append ninja-log (v5) lines per step, for ninjatracing\n"
     "  PHC_PROBE_CACHE=f    where compiler probes are cached (default\n"
-    "                       ~/.cache/phc-ninja/probes.json)\n";
+    "                       ~/.cache/phc-ninja/probes.json)";
+
+/// The launcher's command line: options (only --help), then the compiler command.
+util::CommandLine command_line() {
+    util::CommandLine cl{"phc-launch",
+                         "[--] COMPILER ARGS...\n       phc-ninja launch [--] COMPILER ARGS...",
+                         kAbout,
+                         {},
+                         kEnvironment};
+    cl.positional = true;
+    cl.stop_at_word = true;
+    return cl;
+}
 
 /// Replaces this process with `cmd`; returns 127 (with a message) only on failure.
 int exec_command(const std::vector<std::string>& cmd) {
@@ -228,23 +241,24 @@ int run_candidate(const std::vector<std::string>& cmd) {
 } // namespace
 
 int cli_main(int argc, char** argv) {
-    bool subcommand = std::string_view(argv[0]) == "phc-ninja launch";
-    int first = 1;
-    if (subcommand && argc > 1) {
-        std::string_view a1 = argv[1];
-        if (a1 == "--help" || a1 == "-h") {
-            write_all(1, kUsage);
+    const util::CommandLine cl = command_line();
+    const char* compiler = std::getenv("PHC_COMPILER");
+    std::vector<std::string> args;
+    if (compiler && *compiler) {
+        // The arguments are all the compiler's (phc.py's way), but a leading "--".
+        const int first = argc > 1 && std::string_view(argv[1]) == "--" ? 2 : 1;
+        args.assign(argv + first, argv + argc);
+    } else {
+        util::Parsed parsed = util::parse(cl, argc, argv);
+        if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+        if (parsed.help) {
+            write_all(1, util::usage(cl));
             return 0;
         }
-        if (a1 == "--") first = 2;
+        args = std::move(parsed.positional);
     }
-    std::vector<std::string> cmd =
-        command_from({argv + first, argv + argc}, std::getenv("PHC_COMPILER"));
-    if (cmd.empty()) {
-        write_all(2, "phc-launch: error: no compiler command given\n");
-        write_all(2, kUsage);
-        return 2;
-    }
+    std::vector<std::string> cmd = command_from(args, compiler);
+    if (cmd.empty()) return util::usage_error(cl, "no compiler command given");
     switch (route(cmd)) {
     case Route::PassThrough:
         return exec_command(cmd);

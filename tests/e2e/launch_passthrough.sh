@@ -23,6 +23,26 @@ expect_rc 3 "$PHC" launch sh -c 'exit 3'
 expect_rc 127 "$L" /nonexistent/compiler -c x.c
 grep -q "cannot run '/nonexistent/compiler'" err.txt || fail "no message for a missing compiler"
 expect_rc 2 "$L"
+[ "$(cat err.txt)" = "phc-launch: error: no compiler command given (see --help)" ] ||
+  fail "no command: $(cat err.txt)"
+
+echo "-- the launcher's own command line: the shared parser's help and errors"
+expect_rc 0 "$L" --help
+head -n 1 out.txt | grep -qx 'usage: phc-launch \[--\] COMPILER ARGS\.\.\.' || fail "help: $(cat out.txt)"
+grep -q '^  PHC_JOBS=N ' out.txt || fail "help names no environment: $(cat out.txt)"
+expect_rc 0 "$PHC" launch -h
+head -n 1 out.txt | grep -q '^usage: phc-launch ' || fail "launch -h: $(cat out.txt)"
+for l in "$L" "$PHC launch"; do
+  # shellcheck disable=SC2086 # "$PHC launch" is two words
+  expect_rc 2 $l --bogus cc -c x.c
+  [ "$(cat err.txt)" = "phc-launch: error: unknown option '--bogus' (see --help)" ] ||
+    fail "$l --bogus: $(cat err.txt)"
+done
+# After the compiler's name (or --) every argument is the compiler's, ours or not.
+expect_rc 0 "$L" printf '%s,' --help -h --bogus --
+[ "$(cat out.txt)" = "--help,-h,--bogus,--," ] || fail "arguments changed: $(cat out.txt)"
+expect_rc 0 "$PHC" launch -- printf '%s,' -- --help
+[ "$(cat out.txt)" = "--,--help," ] || fail "arguments after -- changed: $(cat out.txt)"
 
 echo "-- signals: the compiler is exec'd, so it is the process that dies"
 rc=0; "$L" sh -c 'kill -TERM $$' || rc=$?
@@ -45,6 +65,9 @@ cmp a.o b.o || fail "single-arch object differs"
 echo "-- PHC_COMPILER is put in front"
 PHC_COMPILER="sh" expect_rc 5 "$L" -c 'echo pc; exit 5'
 [ "$(cat out.txt)" = pc ] || fail "PHC_COMPILER not used"
+# Then the arguments are all the compiler's, its options too.
+PHC_COMPILER="printf" expect_rc 0 "$L" '%s,' --help --bogus
+[ "$(cat out.txt)" = "--help,--bogus," ] || fail "PHC_COMPILER arguments changed: $(cat out.txt)"
 
 echo "-- -E of a HIP compile: sccache's fix-ups"
 printf '#!/bin/sh\nprintf "%%s\\n" "$@"\n' > show-args && chmod +x show-args
