@@ -3,6 +3,7 @@
 #include "gen/compdb.h"
 #include "gen/generate.h"
 #include "gen/paths.h"
+#include "report/log.h"
 #include "util/file.h"
 
 #include <cerrno>
@@ -97,6 +98,11 @@ Result<GenReport> run_gen(const GenRequest& request) {
     options.select = request.select;
     options.private_dir = dir_of(options.ninja_path) + "/.phc-ninja";
     options.generated_from = db->path;
+    // What the file's edges took when it was last built (ninja keeps .ninja_log
+    // beside the file it builds, when run from there as the README says).
+    if (!to_stdout)
+        if (auto log = util::read_file(dir_of(out_abs) + "/.ninja_log"))
+            options.durations = report::last_durations(*log);
     auto g = generate(*db, options);
     if (!g) return g.error();
     GenReport report{request.ninja_file, g->entries, g->split, g->plain,

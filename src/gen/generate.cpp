@@ -9,6 +9,7 @@
 #include "ninja/writer.h"
 #include "split/plan.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <optional>
 
@@ -175,9 +176,12 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
     return std::move(plan).value();
 }
 
-/// The build statements for one entry; counts it as split or plain.
+/// The build statements for one entry; counts it as split or plain. With
+/// options.durations, `chain_ms` gets the longest chain of its edges (a plain
+/// edge's own time).
 std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions& options,
-                                               probe::ProbeCache& probes, Generated& g) {
+                                               probe::ProbeCache& probes, Generated& g,
+                                               int64_t& chain_ms) {
     const std::string ninja_dir = dir_of(options.ninja_path);
     EntryDecision& d = g.decisions.emplace_back();
     d.index = e.index;
@@ -186,14 +190,20 @@ std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions&
         if (auto plan = plan_entry(e, probes, options, g.notes, d)) {
             ++g.split;
             return split_edges(*plan, ninja_dir,
-                               SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule});
+                               SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule},
+                               options.durations.empty() ? nullptr : &options.durations, &chain_ms);
         }
     } else {
         d.code = "no-private-dir";
         d.text = "no folder for the split's intermediate files";
     }
     ++g.plain;
-    return {plain_edge(e, ninja_dir)};
+    ninja::BuildStatement b = plain_edge(e, ninja_dir);
+    if (!options.durations.empty()) {
+        auto it = options.durations.find(b.outputs.at(0));
+        chain_ms = it == options.durations.end() ? split::kUnknownMs : it->second;
+    }
+    return {std::move(b)};
 }
 
 /// A note when entries run in another directory than the ninja file's: their
@@ -224,16 +234,34 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
     probe::ProbeCache probes(options.private_dir.empty() ? std::string()
                                                          : options.private_dir + "/probes.json",
                              options.prober);
+    struct Planned {
+        const Entry* entry;
+        std::vector<ninja::BuildStatement> edges;
+        int64_t chain_ms = 0;
+    };
+    std::vector<Planned> planned;
     for (const auto& e : db.entries) {
         ++g.entries;
-        for (const auto& b : entry_edges(e, options, probes, g)) {
+        Planned p{&e, {}, 0};
+        p.edges = entry_edges(e, options, probes, g, p.chain_ms);
+        planned.push_back(std::move(p));
+    }
+    // ninja 1.11 starts the ready edge it read first: the entries whose work
+    // took longest to finish last time first (entries without times first;
+    // without a log, the database's order).
+    if (!options.durations.empty())
+        std::stable_sort(planned.begin(), planned.end(), [](const Planned& a, const Planned& b) {
+            return a.chain_ms > b.chain_ms;
+        });
+    for (const Planned& p : planned)
+        for (const auto& b : p.edges) {
             if (auto ok = emit(g.text, b); !ok) {
-                return error_at(db.path, fmt::format("entry {}: {}", e.index, ok.error().text()));
+                return error_at(db.path,
+                                fmt::format("entry {}: {}", p.entry->index, ok.error().text()));
             }
             g.text += "\n";
             ++g.edges;
         }
-    }
     if (auto note = elsewhere_note(db, dir_of(options.ninja_path)); !note.empty())
         g.notes.push_back(note);
     return g;

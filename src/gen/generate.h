@@ -5,6 +5,7 @@
 
 #include "gen/compdb.h"
 #include "probe/probe.h"
+#include "split/graph.h"
 #include "split/select.h"
 #include "util/error.h"
 
@@ -23,6 +24,10 @@ struct GenOptions {
     std::string generated_from; ///< the database's name, for the header comment
     probe::Prober prober;       ///< asks the compiler (tests give recorded results)
     split::Selection select;    ///< which objects to split (--only, --skip)
+    /// What each edge took when the ninja file was last built (its .ninja_log):
+    /// each object's edges, and the objects, are written critical path first
+    /// (split::step_edges); empty keeps the database's order.
+    split::Durations durations;
 };
 
 /// What became of one entry, for `gen --explain`.

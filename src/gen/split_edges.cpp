@@ -5,6 +5,8 @@
 #include "gen/paths.h"
 #include "split/graph.h"
 
+#include <algorithm>
+
 namespace phc::gen {
 
 namespace {
@@ -40,14 +42,17 @@ ResponseFile use_response_file(split::Step& s, const split::Plan& plan) {
 
 } // namespace
 
-std::vector<ninja::BuildStatement>
-split_edges(const split::Plan& plan, const std::string& ninja_dir, const SplitRules& rules) {
+std::vector<ninja::BuildStatement> split_edges(const split::Plan& plan,
+                                               const std::string& ninja_dir,
+                                               const SplitRules& rules,
+                                               const split::Durations* last, int64_t* chain_ms) {
     const std::string dir = plan.analysis.work_dir();
     auto spell = [&](const split::Step&, const std::string& p) {
         return spell_from(ninja_dir, absolute_in(dir, p));
     };
     std::vector<ninja::BuildStatement> out;
-    for (const split::GraphEdge& e : split::plan_edges(plan, spell)) {
+    for (const split::GraphEdge& e : split::plan_edges(plan, spell, last)) {
+        if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
         split::Step step = *e.step;
         step.cwd = dir;
         ninja::BuildStatement b;

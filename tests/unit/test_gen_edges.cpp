@@ -323,3 +323,47 @@ TEST_CASE("gen generate: the same relative command in two directories gets two C
     REQUIRE(b.ok());
     CHECK(cuids_in(b->text) == ca);
 }
+
+TEST_CASE("gen generate: with the last build's times, entries and edges come critical path first") {
+    namespace fs = std::filesystem;
+    fs::path tmp = fs::temp_directory_path() / ("phc_gen_order_" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    const std::string dir = std::string(PHC_TEST_DATA) + "/gen";
+    const std::string w = tmp.string();
+    Database db;
+    for (const char* name : {"a", "b"})
+        db.entries.push_back(
+            entry(db.entries.size(), dir,
+                  {"clang++-15", "-x", "hip", "--rocm-path=/usr",
+                   "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+                   "--offload-arch=gfx90a", "--offload-arch=gfx906", "-c", "k.hip", "-o",
+                   w + "/" + name + ".o"},
+                  dir + "/k.hip", w + "/" + name + ".o"));
+    db.entries.push_back(
+        entry(2, w, {"g++", "-c", "p.cpp", "-o", "p.o"}, w + "/p.cpp", w + "/p.o"));
+    auto builds = [](const std::string& t) {
+        std::vector<std::string> out;
+        for (auto at = t.find("\nbuild "); at != std::string::npos; at = t.find("\nbuild ", at + 1))
+            out.push_back(t.substr(at + 7, t.find(':', at) - at - 7));
+        return out;
+    };
+    GenOptions o = options_in(w);
+    auto plain = generate(db, o);
+    REQUIRE(plain.ok());
+    using S = std::vector<std::string>;
+    const std::string a = ".phc-ninja/objs/a.o/", b = ".phc-ninja/objs/b.o/";
+    CHECK(builds(plain->text) == S{a + "gfx906.o", a + "gfx90a.o", a + "bundle.hipfb", "a.o",
+                                   b + "gfx906.o", b + "gfx90a.o", b + "bundle.hipfb", "b.o",
+                                   "p.o"});
+    // b's gfx90a device compile took longest: b first, its gfx90a first; the
+    // plain compile (2 s) before a (1.2 s at most).
+    o.durations = {
+        {a + "gfx906.o", 900}, {a + "gfx90a.o", 1000}, {a + "bundle.hipfb", 10}, {"a.o", 200},
+        {b + "gfx906.o", 900}, {b + "gfx90a.o", 4000}, {b + "bundle.hipfb", 10}, {"b.o", 200},
+        {"p.o", 2000}};
+    auto timed = generate(db, o);
+    fs::remove_all(tmp);
+    REQUIRE(timed.ok());
+    CHECK(builds(timed->text) == S{b + "gfx90a.o", b + "gfx906.o", b + "bundle.hipfb", "b.o", "p.o",
+                                   a + "gfx90a.o", a + "gfx906.o", a + "bundle.hipfb", "a.o"});
+}
