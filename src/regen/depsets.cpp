@@ -252,7 +252,8 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
 /// when the target cannot be stat'ed or there is no .phc-ninja/ folder.
 void remember_record(const std::string& sets, std::string target, std::vector<std::string> deps) {
     struct stat st;
-    if (!exists(sets) || ::stat(target.c_str(), &st) != 0) return;
+    // A line is words split on spaces: an output a depfile could not carry has none.
+    if (!plain_path(target) || !exists(sets) || ::stat(target.c_str(), &st) != 0) return;
     DepsRecord r{std::move(target),
                  static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
                  std::move(deps)};

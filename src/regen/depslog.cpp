@@ -54,7 +54,6 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
         return make_error("not a deps log of version 4");
     size_t at = kSignature.size() + 4;
     std::vector<std::pair<size_t, size_t>> spans;
-    std::vector<std::pair<int32_t, std::vector<int32_t>>> deps_records;
     while (at < text.size()) {
         if (text.size() - at < 4) return make_error(fmt::format("record cut short at byte {}", at));
         const uint32_t head = load32(text, at);
@@ -66,15 +65,13 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
         if (is_deps) {
             if (size < 12) return make_error(fmt::format("bad deps record at byte {}", at));
             const auto out = static_cast<int32_t>(load32(text, body));
-            std::vector<int32_t> ids;
             for (size_t k = body + 12; k < body + size; k += 4)
-                ids.push_back(static_cast<int32_t>(load32(text, k)));
-            for (int32_t id : ids)
-                if (id < 0 || static_cast<size_t>(id) >= spans.size())
+                if (auto id = static_cast<int32_t>(load32(text, k));
+                    id < 0 || static_cast<size_t>(id) >= spans.size())
                     return make_error(fmt::format("unknown id in record at byte {}", at));
             if (out < 0 || static_cast<size_t>(out) >= spans.size())
                 return make_error(fmt::format("unknown output id in record at byte {}", at));
-            deps_records.emplace_back(out, std::move(ids));
+            log.recorded[static_cast<size_t>(out)] = true;
         } else {
             size_t len = size - 4;
             for (int pad = 0; pad < 3 && len > 0 && text[body + len - 1] == '\0'; ++pad)
@@ -84,6 +81,7 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
             if (~checksum != spans.size())
                 return make_error(fmt::format("path id out of order at byte {}", at));
             spans.emplace_back(body, len);
+            log.recorded.push_back(false);
         }
         at = body + size;
     }
@@ -93,9 +91,6 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
     for (size_t i = 0; i < log.paths.size(); ++i)
         if (!log.ids.emplace(log.paths[i], static_cast<int32_t>(i)).second)
             return make_error(fmt::format("path '{}' recorded twice", log.paths[i]));
-    log.recorded.assign(log.paths.size(), false);
-    for (const auto& [out, ids] : deps_records)
-        log.recorded[static_cast<size_t>(out)] = true;
     log.size = text.size();
     return log;
 }

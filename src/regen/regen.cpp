@@ -732,20 +732,25 @@ void place_by_device_work(ninja::Manifest& m, std::vector<Outcome>& done,
         m.replace_text(m.edge(objects[k]).statement(), std::string());
 }
 
-/// The durations .ninja_log beside `manifest` records (none without one).
-split::Durations last_durations(const std::string& manifest) {
-    size_t slash = manifest.rfind('/');
-    std::string log =
-        slash == std::string::npos ? ".ninja_log" : manifest.substr(0, slash) + "/.ninja_log";
-    auto text = util::read_file(log);
+/// Where ninja keeps `name` (.ninja_log, .ninja_deps) for manifest `m`: in
+/// its `builddir` when the manifest sets one, else in the directory ninja runs
+/// in, the build directory (regen's current directory).
+std::string ninja_log_path(const ninja::Manifest& m, std::string_view name) {
+    auto dir = m.variable("builddir");
+    if (!dir || dir->empty()) return std::string(name);
+    return fmt::format("{}/{}", *dir, name);
+}
+
+/// The durations the manifest's .ninja_log records (none without one).
+split::Durations last_durations(const ninja::Manifest& m) {
+    auto text = util::read_file(ninja_log_path(m, ".ninja_log"));
     return text ? report::last_durations(*text) : split::Durations{};
 }
 
 /// Puts back the deps records of the split edges that a direct `cmake` run
 /// dropped from .ninja_deps (depslog.h); a failure is a warning: the build
 /// then recompiles what has no record, as it would without this.
-void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, const Options& opts,
-                        Summary& sum) {
+void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, Summary& sum) {
     const std::string records = std::string(kSetsFile) + ".records";
     if (::access(records.c_str(), F_OK) != 0) return;
     std::vector<std::string> outputs;
@@ -756,11 +761,12 @@ void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, const Opt
                     outputs.push_back(std::move(path));
     std::sort(outputs.begin(), outputs.end());
     outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
-    size_t slash = opts.manifest.rfind('/');
-    const std::string log = slash == std::string::npos
-                                ? ".ninja_deps"
-                                : opts.manifest.substr(0, slash) + "/.ninja_deps";
-    auto r = restore_deps(log, records, outputs);
+    // Outputs are spelled, and the records file named, from the build
+    // directory: what ninja uses when it runs there. When ninja itself runs
+    // regen (the hooked generator edge), nothing is missing (CMake skips its
+    // clean-up inside a build) and the manifest is rewritten, so ninja reloads
+    // its logs before it writes another record: appends never race its ids.
+    auto r = restore_deps(ninja_log_path(tops.front()->m, ".ninja_deps"), records, outputs);
     if (!r)
         sum.warnings.push_back(r.error().text());
     else
@@ -903,7 +909,7 @@ Result<Summary> run(const Options& opts) {
     probe::ProbeCache probes(cache_path, opts.prober);
     const std::string deps_set = deps_set_command(opts, cache_path.empty(), tops);
     // What each edge took last time, so that the longest architectures start first.
-    const split::Durations durations = last_durations(opts.manifest);
+    const split::Durations durations = last_durations(tops.front()->m);
     std::set<std::string> counted;
     for (auto& top : tops)
         if (auto st =
@@ -963,7 +969,7 @@ Result<Summary> run(const Options& opts) {
             !st)
             return st.error();
     }
-    if (in_place && !opts.dry_run && !deps_set.empty()) restore_split_deps(tops, opts, sum);
+    if (in_place && !opts.dry_run && !deps_set.empty()) restore_split_deps(tops, sum);
     timer.done("write");
     sum.retained = std::make_shared<std::vector<std::unique_ptr<Top>>>(std::move(tops));
     return sum;

@@ -2,6 +2,7 @@
 
 #include "util/file.h"
 
+#include <algorithm>
 #include <charconv>
 #include <unordered_map>
 
@@ -115,8 +116,11 @@ std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
         const size_t n = split_tabs(text.substr(pos, end - pos), f, 5);
         pos = end + 1;
         int64_t start = 0, stop = 0;
-        if (n < 4 || !parse_int(f[0], start) || !parse_int(f[1], stop) || stop < start) continue;
-        out[std::string(f[3])] = stop - start;
+        if (n < 4 || !parse_int(f[0], start) || !parse_int(f[1], stop) || stop < start || start < 0)
+            continue;
+        // A damaged log must not overflow the sums made of these (about 35
+        // years of milliseconds is more than any edge takes).
+        out[std::string(f[3])] = std::min<int64_t>(stop - start, int64_t{1} << 40);
     }
     return out;
 }

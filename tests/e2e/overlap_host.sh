@@ -136,6 +136,17 @@ cmp -s ref-k15.o k15.o || fail "k15.o differs after the rebuild"
 expect_no_work "$dir" "after the rebuild"
 pass "a touched source rebuilds its objects' device, host and embed edges only"
 
+# A recompaction against the original manifest (what a cmake run by hand
+# does) drops the split edges' records; regen puts them back, those of the
+# overlapped and RDC host compiles (host.o, named by deps-set --output=) too.
+ninja -f build.ninja.cmake -t recompact >/dev/null || fail "ninja -t recompact failed"
+w=$(ninja_work "$dir")
+grep -q "HIP host k15.o" <<<"$w" || fail "the recompaction did not drop the host.o records: $w"
+"$PHC" regen --overlap-host >regen2.out || fail "regen after the recompaction failed: $(cat regen2.out)"
+grep -q "put back [0-9]* header records" regen2.out || fail "no records put back: $(cat regen2.out)"
+expect_no_work "$dir" "after the recompaction and regen"
+pass "records a recompaction drops are put back by regen, host.o's included"
+
 # gen from a compilation database, and the launcher, with the same overlap.
 python3 - "$dir" <<'PY'
 import json, sys

@@ -100,7 +100,16 @@ n=$(grep -c "HIP gfx1030 " <<<"$w" || true)
 expect_eq "new gfx1030 device edges" 2 "$n"
 ninja -C "$b" >/dev/null
 for o in $(objs); do identical "$o"; done
-pass "adding an architecture by hand (cmake, regen) compiles only its device code; objects still identical"
+# The records regen put back are the real ones: a device-only header change
+# still rebuilds every architecture's device code of the object that reads it.
+touch "$src/include/device_tuning.hpp"
+w=$(work)
+for arch in gfx906 gfx90a gfx1030; do
+  grep -q "HIP $arch CMakeFiles/phc_kernels.dir/src/saxpy.hip.o" <<<"$w" ||
+    fail "after the records were put back, a device header does not rebuild $arch: $w"
+done
+ninja -C "$b" >/dev/null
+pass "adding an architecture by hand (cmake, regen) compiles only its device code; objects still identical; headers still rebuild"
 
 # A device compile that fails for one architecture fails the build, with the message.
 cp "$src/src/saxpy.hip" "$dir/saxpy.good"

@@ -9,6 +9,7 @@
 #include "util/file.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <variant>
@@ -664,4 +665,36 @@ TEST_CASE("with .ninja_log, the objects whose edges take longest to finish come 
                        "c.o.phc/gfx906.o", "c.o.phc/gfx90a.o", "c.o.phc/bundle.hipfb", "c.o",
                        "a.o.phc/gfx90a.o", "a.o.phc/gfx906.o", "a.o.phc/bundle.hipfb", "a.o",
                        "plain.o"});
+}
+
+TEST_CASE("with a builddir, .ninja_log is read where ninja keeps it") {
+    test::InScratch in("phc-regen");
+    const std::string hip = "-x hip --rocm-path=/usr "
+                            "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode "
+                            "--offload-arch=gfx906 --offload-arch=gfx90a -MD -MF $out.d";
+    std::string text =
+        "builddir = logs\nrule CXX\n  command = /usr/bin/clang++-15 $FLAGS -c $in -o $out\n"
+        "  depfile = $out.d\n  deps = gcc\n";
+    for (const char* n : {"a", "b"})
+        text += std::string("build ") + n + ".o: CXX " + n + ".hip\n  FLAGS = " + hip + "\n";
+    REQUIRE(util::write_file_atomic("build.ninja", text).ok());
+    REQUIRE(util::make_dirs("logs").ok());
+    // b took longer: with the log read from logs/, b comes first.
+    std::string log = "# ninja log v5\n";
+    for (const char* n : {"a", "b"})
+        for (const char* out : {".o.phc/gfx906.o", ".o.phc/gfx90a.o", ".o.phc/bundle.hipfb", ".o"})
+            log += fmt::format("0\t{}\t0\t{}{}\t1\n", n[0] == 'a' ? 100 : 900, n, out);
+    REQUIRE(util::write_file_atomic("logs/.ninja_log", log).ok());
+    regen::Options o;
+    o.prober = test::fake_prober();
+    o.output = "out.ninja";
+    o.threads = 1;
+    auto r = regen::run(o);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    auto t = util::read_file("out.ninja");
+    REQUIRE(t.ok());
+    const auto a = t->find("\nbuild a.o.phc/gfx906.o:"), b = t->find("\nbuild b.o.phc/gfx906.o:");
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    CHECK(b < a);
 }

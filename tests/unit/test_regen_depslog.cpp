@@ -109,6 +109,12 @@ TEST_CASE("deps log: another version or a damaged log is refused") {
         CHECK_MESSAGE(part.ok() == boundary, "cut at ", cut);
         if (part.ok()) CHECK_FALSE(part->has_record("a.o"));
     }
+    // The same path recorded twice (two writers that both lacked it).
+    auto twice = regen::parse_deps_log(whole);
+    REQUIRE(twice.ok());
+    twice->ids.erase("a.o");
+    CHECK_FALSE(
+        regen::parse_deps_log(whole + regen::deps_log_append(*twice, {{"a.o", 8, {}}})).ok());
     // A path whose checksum is not its id (two writers at once).
     std::string bad = whole;
     bad[empty_log().size() + 4 + 4] ^= 1; // first path record's checksum
