@@ -5,6 +5,7 @@
 #include "compile/analysis.h"
 #include "compile/rspfile.h"
 #include "compile/shell.h"
+#include "fuzz_check.h"
 #include "probe/probe.h"
 
 #include <algorithm>
@@ -14,14 +15,11 @@
 #include <vector>
 
 using namespace phc;
+using phc::fuzz::check;
 using namespace phc::compile;
 using namespace phc::probe;
 
 namespace {
-
-void check(bool ok) {
-    if (!ok) __builtin_trap();
-}
 
 /// The words of `text`, cut at NUL bytes (a word cannot hold one).
 std::vector<std::string> words_of(std::string_view text) {

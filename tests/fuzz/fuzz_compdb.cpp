@@ -3,6 +3,7 @@
 // it accepts has absolute, distinct outputs and entries in order; and the
 // ninja file gen writes for it (without splitting: no compiler runs here)
 // either is an error or parses as ninja.
+#include "fuzz_check.h"
 #include "gen/compdb.h"
 #include "gen/generate.h"
 #include "ninja/manifest.h"
@@ -14,14 +15,7 @@
 #include <string_view>
 
 using namespace phc;
-
-namespace {
-
-void check(bool ok) {
-    if (!ok) __builtin_trap();
-}
-
-} // namespace
+using phc::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -3,6 +3,7 @@
 // parse as ninja (phc-ninja's own parser, as ninja reads the sets file) and
 // whose set reaches exactly the depfile's paths, each once, through its chunks;
 // the set's name depends only on the paths, not on their order or repeats.
+#include "fuzz_check.h"
 #include "ninja/manifest.h"
 #include "regen/depsets.h"
 
@@ -14,14 +15,7 @@
 #include <vector>
 
 using namespace phc;
-
-namespace {
-
-void check(bool ok) {
-    if (!ok) __builtin_trap();
-}
-
-} // namespace
+using phc::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

@@ -3,6 +3,7 @@
 // refuse a log, never crash; a log it accepts, with records appended, reads
 // back with every old path at its id, the new paths after them and a record
 // for the new output. Records lines read back as they were written.
+#include "fuzz_check.h"
 #include "regen/depslog.h"
 
 #include <cstddef>
@@ -10,14 +11,7 @@
 #include <string>
 
 using namespace phc;
-
-namespace {
-
-void check(bool ok) {
-    if (!ok) __builtin_trap();
-}
-
-} // namespace
+using phc::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

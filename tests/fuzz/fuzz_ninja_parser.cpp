@@ -1,6 +1,7 @@
 // Fuzzes the ninja manifest parser: it must never crash or hang; whatever
 // parses must write back byte for byte and evaluate without crashing; literal
 // values and paths must survive escape -> parse.
+#include "fuzz_check.h"
 #include "ninja/manifest.h"
 #include "ninja/paths.h"
 #include "ninja/writer.h"
@@ -11,6 +12,7 @@
 #include <vector>
 
 using namespace phc;
+using phc::fuzz::check;
 using namespace phc::ninja;
 
 namespace {
@@ -19,10 +21,6 @@ namespace {
 Result<std::string> reader(const std::string& path) {
     if (path == "inc.ninja") return std::string("v = inc\nrule ri\n  command = ri $in\n");
     return make_error("No such file or directory");
-}
-
-void check(bool ok) {
-    if (!ok) __builtin_trap();
 }
 
 std::vector<std::string> strings(const std::vector<std::string_view>& v) {

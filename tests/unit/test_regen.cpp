@@ -8,6 +8,7 @@
 #include "scratch.h"
 #include "util/file.h"
 
+#include <algorithm>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -621,6 +622,33 @@ TEST_CASE(
           std::string::npos);
 }
 
+namespace {
+
+/// Runs regen (recorded probes, one thread) on build.ninja of the current
+/// directory, writing `out`; its text.
+std::string regen_to(const std::string& out) {
+    regen::Options o;
+    o.prober = test::fake_prober();
+    o.output = out;
+    o.threads = 1;
+    auto r = regen::run(o);
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    auto t = util::read_file(out);
+    REQUIRE(t.ok());
+    return *t;
+}
+
+/// The first output of each build statement of `text`, in order.
+std::vector<std::string> build_outputs_in_order(const std::string& text) {
+    std::vector<std::string> builds;
+    for (size_t at = text.find("\nbuild "); at != std::string::npos;
+         at = text.find("\nbuild ", at + 1))
+        builds.push_back(text.substr(at + 7, text.find(':', at) - at - 7));
+    return builds;
+}
+
+} // namespace
+
 TEST_CASE("with .ninja_log, the objects whose edges take longest to finish come first, critical "
           "path first") {
     test::InScratch in("phc-regen");
@@ -633,21 +661,7 @@ TEST_CASE("with .ninja_log, the objects whose edges take longest to finish come 
         text += std::string("build ") + n + ".o: CXX " + n + ".hip\n  FLAGS = " + hip + "\n";
     text += "build plain.o: CXX plain.cpp\n  FLAGS = -O2\n";
     REQUIRE(util::write_file_atomic(in.dir() + "/build.ninja", text).ok());
-    auto order = [&]() {
-        regen::Options o;
-        o.prober = test::fake_prober();
-        o.output = "out.ninja";
-        o.threads = 1;
-        auto r = regen::run(o);
-        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-        auto t = util::read_file("out.ninja");
-        REQUIRE(t.ok());
-        std::vector<std::string> builds;
-        for (size_t at = t->find("\nbuild "); at != std::string::npos;
-             at = t->find("\nbuild ", at + 1))
-            builds.push_back(t->substr(at + 7, t->find(':', at) - at - 7));
-        return builds;
-    };
+    auto order = [] { return build_outputs_in_order(regen_to("out.ninja")); };
     using S = std::vector<std::string>;
     const S plain{"a.o.phc/gfx906.o", "a.o.phc/gfx90a.o", "a.o.phc/bundle.hipfb", "a.o",
                   "b.o.phc/gfx906.o", "b.o.phc/gfx90a.o", "b.o.phc/bundle.hipfb", "b.o",
@@ -685,16 +699,10 @@ TEST_CASE("with a builddir, .ninja_log is read where ninja keeps it") {
         for (const char* out : {".o.phc/gfx906.o", ".o.phc/gfx90a.o", ".o.phc/bundle.hipfb", ".o"})
             log += fmt::format("0\t{}\t0\t{}{}\t1\n", n[0] == 'a' ? 100 : 900, n, out);
     REQUIRE(util::write_file_atomic("logs/.ninja_log", log).ok());
-    regen::Options o;
-    o.prober = test::fake_prober();
-    o.output = "out.ninja";
-    o.threads = 1;
-    auto r = regen::run(o);
-    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
-    auto t = util::read_file("out.ninja");
-    REQUIRE(t.ok());
-    const auto a = t->find("\nbuild a.o.phc/gfx906.o:"), b = t->find("\nbuild b.o.phc/gfx906.o:");
-    REQUIRE(a != std::string::npos);
-    REQUIRE(b != std::string::npos);
+    const auto order = build_outputs_in_order(regen_to("out.ninja"));
+    const auto a = std::find(order.begin(), order.end(), "a.o.phc/gfx906.o");
+    const auto b = std::find(order.begin(), order.end(), "b.o.phc/gfx906.o");
+    REQUIRE(a != order.end());
+    REQUIRE(b != order.end());
     CHECK(b < a);
 }
