@@ -6,14 +6,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
-#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,16 +108,6 @@ bool touch(const std::string& path) {
     return true;
 }
 
-bool write_all(int fd, std::string_view text) {
-    while (!text.empty()) {
-        ssize_t n = ::write(fd, text.data(), text.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        text.remove_prefix(static_cast<size_t>(n));
-    }
-    return true;
-}
-
 /// The size of the sets file that `index` describes, or -1.
 long long covered(const std::string& index) {
     auto text = util::read_file(index + "/covered");
@@ -189,24 +177,6 @@ Status rebuild_index(const std::string& sets, const std::string& index, int fd, 
     return set_covered(index, *size);
 }
 
-/// Blocks the stop signals in this thread while it lives.
-class BlockStops {
-public:
-    BlockStops() {
-        sigset_t s;
-        sigemptyset(&s);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
-            sigaddset(&s, sig);
-        pthread_sigmask(SIG_BLOCK, &s, &old_);
-    }
-    ~BlockStops() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-    BlockStops(const BlockStops&) = delete;
-    BlockStops& operator=(const BlockStops&) = delete;
-
-private:
-    sigset_t old_;
-};
-
 /// Appends what `set` needs to the sets file (open as `fd`, locked) and indexes
 /// it: its new headers (each as a phony of no inputs, unless an edge writes it,
 /// so that a deleted header is a missing input, not an error), new chunks, the set.
@@ -238,8 +208,8 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
     }
     text += set.line;
     names.push_back(set.name);
-    BlockStops block; // the lines, their index entries and the covered size go together
-    if (!write_all(fd, text))
+    util::StopSignalsHeld held; // the lines, their index entries and the covered size go together
+    if (!util::write_all(fd, text))
         return error_at(sets, fmt::format("cannot append: {}", std::strerror(errno)));
     for (const std::string& n : names)
         if (!touch(index + "/" + n))
@@ -260,7 +230,7 @@ void remember_record(const std::string& sets, std::string target, std::vector<st
     const std::string records = sets + ".records";
     int fd = ::open(records.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;
-    const bool written = write_all(fd, records_line(r));
+    const bool written = util::write_all(fd, records_line(r));
     struct stat now;
     const bool grown = written && ::fstat(fd, &now) == 0;
     ::close(fd);
@@ -405,7 +375,7 @@ Status deps_set(const std::string& sets, const std::string& depfile,
     }
     const std::string rewritten = d->target + ": " + set.name + "\n";
     int fd = ::open(depfile.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0 || !write_all(fd, rewritten)) {
+    if (fd < 0 || !util::write_all(fd, rewritten)) {
         std::string why = std::strerror(errno);
         if (fd >= 0) ::close(fd);
         return error_at(depfile, "cannot rewrite: " + why);

@@ -184,27 +184,6 @@ constexpr size_t kTempLetters = 6;
 /// A temporary of ours this much older than now is a leftover (SIGKILL, power cut).
 constexpr time_t kStaleSeconds = 60;
 
-/// Blocks the signals that ask a process to stop (SIGINT, SIGTERM, SIGHUP,
-/// SIGQUIT) in this thread while it lives; one that arrives meanwhile is
-/// delivered when the old mask comes back, i.e. after the temporary file is
-/// renamed or removed.
-class StopSignalsHeld {
-public:
-    StopSignalsHeld() {
-        sigset_t set;
-        sigemptyset(&set);
-        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
-            sigaddset(&set, sig);
-        ::pthread_sigmask(SIG_BLOCK, &set, &old_);
-    }
-    ~StopSignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-    StopSignalsHeld(const StopSignalsHeld&) = delete;
-    StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
-
-private:
-    sigset_t old_;
-};
-
 /// True when `name` is "<base>.phc-tmp-" followed by mkstemp's six letters.
 bool is_our_temporary(std::string_view name, std::string_view base) {
     if (name.size() != base.size() + kTempMark.size() + kTempLetters) return false;

@@ -3,6 +3,7 @@
 
 #include "util/error.h"
 
+#include <csignal>
 #include <span>
 #include <string>
 #include <string_view>
@@ -94,6 +95,28 @@ bool is_stdout(const std::string& path);
 /// A size that differs answers without reading; otherwise the file is compared
 /// through a fixed buffer. Any error (missing, unreadable) answers false.
 bool file_holds(const std::string& path, std::span<const std::string_view> pieces);
+
+/// Blocks the signals that ask a process to stop (SIGINT, SIGTERM, SIGHUP,
+/// SIGQUIT) in this thread while it lives; one that arrives meanwhile is
+/// delivered when the old mask comes back (write_file_atomic: after the
+/// temporary file is renamed or removed; regen's sets: after an append and its
+/// index entries).
+class StopSignalsHeld {
+public:
+    StopSignalsHeld() {
+        sigset_t set;
+        sigemptyset(&set);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+            sigaddset(&set, sig);
+        ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+    }
+    ~StopSignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    StopSignalsHeld(const StopSignalsHeld&) = delete;
+    StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+private:
+    sigset_t old_;
+};
 
 /// Writes all of `data` to `fd`, retrying short writes and EINTR. False on error.
 bool write_all(int fd, std::string_view data);
