@@ -221,12 +221,11 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
 /// (depslog.h), in one write: lines of concurrent edges never mix. Nothing
 /// when the target cannot be stat'ed or there is no .phc-ninja/ folder.
 void remember_record(const std::string& sets, std::string target, std::vector<std::string> deps) {
-    struct stat st;
     // A line is words split on spaces: an output a depfile could not carry has none.
-    if (!plain_path(target) || !exists(sets) || ::stat(target.c_str(), &st) != 0) return;
-    DepsRecord r{std::move(target),
-                 static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec,
-                 std::move(deps)};
+    if (!plain_path(target) || !exists(sets)) return;
+    const int64_t mtime = mtime_ns(target);
+    if (mtime < 0) return;
+    DepsRecord r{std::move(target), mtime, std::move(deps)};
     const std::string records = sets + ".records";
     int fd = ::open(records.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;

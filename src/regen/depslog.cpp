@@ -33,14 +33,28 @@ void store32(std::string& out, uint32_t v) {
     out.append(b, 4);
 }
 
-/// The mtime of `path` as ninja stats it (nanoseconds), or -1.
+/// The last line of each of `names` that `last` has, in that order.
+std::string last_lines(const std::unordered_map<std::string, DepsRecord>& last,
+                       const std::vector<std::string>& names) {
+    std::string lines;
+    for (const auto& name : names)
+        if (auto it = last.find(name); it != last.end()) lines += records_line(it->second);
+    return lines;
+}
+
+/// Replaces the records file by `lines`, headed as compact_if_grown() reads it.
+Status write_compacted(const std::string& records_file, const std::string& lines) {
+    return util::write_file_atomic(records_file,
+                                   fmt::format("# compacted {}\n{}", lines.size(), lines));
+}
+
+} // namespace
+
 int64_t mtime_ns(const std::string& path) {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return -1;
     return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
 }
-
-} // namespace
 
 bool DepsLog::has_record(std::string_view path) const {
     auto it = ids.find(std::string(path));
@@ -172,11 +186,7 @@ Status compact_records(const std::string& records_file, std::string_view text,
             names.push_back(name);
         std::sort(names.begin(), names.end());
     }
-    std::string lines;
-    for (const auto& name : names)
-        if (auto it = last.find(name); it != last.end()) lines += records_line(it->second);
-    return util::write_file_atomic(records_file,
-                                   fmt::format("# compacted {}\n{}", lines.size(), lines));
+    return write_compacted(records_file, last_lines(last, names));
 }
 
 void compact_if_grown(const std::string& records_file, long long size) {
@@ -206,12 +216,9 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
     if (!records_text) return done;
     auto last = parse_records(*records_text);
     // Compact the records: the last line of each output of the manifest.
-    size_t kept = 0;
-    for (const auto& o : outputs)
-        if (auto it = last.find(o); it != last.end()) kept += records_line(it->second).size();
-    if (records_text->size() > 2 * kept + 4096)
-        if (auto st = compact_records(records_file, *records_text, &outputs); !st)
-            return st.error();
+    if (const std::string kept = last_lines(last, outputs);
+        records_text->size() > 2 * kept.size() + 4096)
+        if (auto st = write_compacted(records_file, kept); !st) return st.error();
 
     struct stat st;
     if (::lstat(deps_log.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return done;
@@ -237,19 +244,13 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
         ::close(fd);
         return done;
     }
-    std::string_view rest = bytes;
-    while (!rest.empty()) {
-        ssize_t n = ::write(fd, rest.data(), rest.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            std::string why = std::strerror(errno);
-            ::close(fd);
-            return make_error(fmt::format("{}: cannot append: {}", deps_log, why));
-        }
-        rest.remove_prefix(static_cast<size_t>(n));
+    if (!util::write_all(fd, bytes)) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        return error_at(deps_log, "cannot append: " + why);
     }
     if (::close(fd) != 0)
-        return make_error(fmt::format("{}: cannot append: {}", deps_log, std::strerror(errno)));
+        return error_at(deps_log, std::string("cannot append: ") + std::strerror(errno));
     done.records = missing.size();
     return done;
 }

@@ -58,6 +58,9 @@ Result<DepsLog> parse_deps_log(std::string_view text);
 /// (each once), then one deps record each; updates `log` to match.
 std::string deps_log_append(DepsLog& log, const std::vector<DepsRecord>& records);
 
+/// The mtime of `path` as ninja stats it (nanoseconds since the epoch), or -1.
+int64_t mtime_ns(const std::string& path);
+
 /// One line of SETS.records for `r` ("<mtime> <output> <dep>...\n").
 std::string records_line(const DepsRecord& r);
 
