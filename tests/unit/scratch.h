@@ -25,6 +25,8 @@ public:
     ScratchDir(const ScratchDir&) = delete;
     ScratchDir& operator=(const ScratchDir&) = delete;
     const std::string& path() const { return path_; }
+    /// `name` inside the folder.
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
 
 private:
     std::string path_;

@@ -1,6 +1,7 @@
 // Header sets (regen/depsets.h): reading clang's depfiles, naming sets and
 // chunks, appending each once, keeping the index true to the file.
 #include "regen/depsets.h"
+#include "scratch.h"
 #include "util/file.h"
 
 #include <cstdlib>
@@ -14,21 +15,6 @@ using namespace phc;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A scratch folder, removed at the end.
-struct Scratch {
-    fs::path dir;
-    Scratch() {
-        char tmpl[] = "/tmp/phc-unit-depsets-XXXXXX";
-        REQUIRE(::mkdtemp(tmpl) != nullptr);
-        dir = tmpl;
-    }
-    ~Scratch() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    std::string path(const std::string& name) const { return (dir / name).string(); }
-};
 
 std::string read(const std::string& path) {
     auto t = util::read_file(path);
@@ -98,10 +84,10 @@ TEST_CASE("depset: one chunk per folder, named by content, order and duplicates 
 }
 
 TEST_CASE("deps_set: the list becomes one name, each set and chunk is written once") {
-    Scratch t;
-    const std::string sets = t.path("deps.ninja");
+    test::ScratchDir t("phc-unit-depsets");
+    const std::string sets = t.file("deps.ninja");
     REQUIRE(regen::prepare_sets(sets, {}).ok());
-    const std::string d1 = t.path("a.d"), d2 = t.path("b.d"), d3 = t.path("c.d");
+    const std::string d1 = t.file("a.d"), d2 = t.file("b.d"), d3 = t.file("c.d");
     write(d1, "a.o: /s/a.hip /i/x.h /i/y.h\n");
     write(d2, "b.o: /s/a.hip /i/y.h /i/x.h\n"); // the same set
     write(d3, "c.o: /s/c.hip /i/x.h /i/y.h\n"); // shares the /i chunk
@@ -125,15 +111,15 @@ TEST_CASE("deps_set: the list becomes one name, each set and chunk is written on
     REQUIRE(regen::deps_set(sets, d1).ok());
     CHECK(read(d1) == "a.o: /s/a\\ b.hip\n");
     write(d1, "a.o: /s/a.hip /i/z.h\n");
-    REQUIRE(regen::deps_set(t.path("none.ninja"), d1).ok());
+    REQUIRE(regen::deps_set(t.file("none.ninja"), d1).ok());
     CHECK(read(d1) == "a.o: /s/a.hip /i/z.h\n");
 }
 
 TEST_CASE("deps_set: a lost or stale index is rebuilt from the file, never a name twice") {
-    Scratch t;
-    const std::string sets = t.path("deps.ninja");
+    test::ScratchDir t("phc-unit-depsets");
+    const std::string sets = t.file("deps.ninja");
     REQUIRE(regen::prepare_sets(sets, {}).ok());
-    const std::string d = t.path("a.d");
+    const std::string d = t.file("a.d");
     write(d, "a.o: /s/a.hip /i/x.h\n");
     REQUIRE(regen::deps_set(sets, d).ok());
     const std::string once = read(sets);
@@ -144,7 +130,7 @@ TEST_CASE("deps_set: a lost or stale index is rebuilt from the file, never a nam
     CHECK(read(sets) == once);
     // A line cut short (a crash mid-append) is dropped before anything is added.
     write(sets, once + "build phc_c_0123456789abcdef: phony /i/x");
-    write(t.path("deps.ninja.index/covered"), "1\n");
+    write(t.file("deps.ninja.index/covered"), "1\n");
     write(d, "a.o: /s/b.hip /i/x.h\n");
     REQUIRE(regen::deps_set(sets, d).ok());
     const std::string text = read(sets);
@@ -162,8 +148,8 @@ TEST_CASE("deps_set: a lost or stale index is rebuilt from the file, never a nam
 }
 
 TEST_CASE("deps_set: concurrent compiles append every set and chunk exactly once") {
-    Scratch t;
-    const std::string sets = t.path("deps.ninja");
+    test::ScratchDir t("phc-unit-depsets");
+    const std::string sets = t.file("deps.ninja");
     REQUIRE(regen::prepare_sets(sets, {}).ok());
     constexpr int kProcs = 8;
     std::vector<pid_t> kids;
@@ -172,7 +158,7 @@ TEST_CASE("deps_set: concurrent compiles append every set and chunk exactly once
         REQUIRE(pid >= 0);
         if (pid == 0) {
             for (int i = 0; i < 20; ++i) {
-                const std::string d = t.path("d" + std::to_string(p) + "_" + std::to_string(i));
+                const std::string d = t.file("d" + std::to_string(p) + "_" + std::to_string(i));
                 std::string text = "o: /s/k" + std::to_string(i % 5) + ".hip /i/x.h /j/y" +
                                    std::to_string(i % 3) + ".h\n";
                 if (!util::write_file_atomic(d, text).ok() || !regen::deps_set(sets, d).ok())
@@ -197,11 +183,11 @@ TEST_CASE("deps_set: concurrent compiles append every set and chunk exactly once
 }
 
 TEST_CASE("deps_set: the source is left out, paths as ninja spells them, outputs not declared") {
-    Scratch t;
-    const std::string sets = t.path("deps.ninja");
+    test::ScratchDir t("phc-unit-depsets");
+    const std::string sets = t.file("deps.ninja");
     REQUIRE(regen::prepare_sets(sets, {"gen/./cfg.h", "lib.a"}).ok());
     CHECK(read(sets + ".outputs") == "gen/cfg.h\nlib.a\n");
-    const std::string d = t.path("a.d");
+    const std::string d = t.file("a.d");
     write(d, "o: ./src/a.hip /i/../i/x.h gen/cfg.h /i//y.h\n");
     REQUIRE(regen::deps_set(sets, d, {"src/a.hip"}).ok());
     const auto set = regen::make_depset({"/i/x.h", "/i/y.h", "gen/cfg.h"});
