@@ -191,7 +191,7 @@ std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions&
             ++g.split;
             return split_edges(*plan, ninja_dir,
                                SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule},
-                               options.durations.empty() ? nullptr : &options.durations, &chain_ms);
+                               &options.durations, &chain_ms);
         }
     } else {
         d.code = "no-private-dir";
@@ -199,10 +199,7 @@ std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions&
     }
     ++g.plain;
     ninja::BuildStatement b = plain_edge(e, ninja_dir);
-    if (!options.durations.empty()) {
-        auto it = options.durations.find(b.outputs.at(0));
-        chain_ms = it == options.durations.end() ? split::kUnknownMs : it->second;
-    }
+    if (!options.durations.empty()) chain_ms = split::last_ms(options.durations, b.outputs.at(0));
     return {std::move(b)};
 }
 

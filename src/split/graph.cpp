@@ -25,8 +25,7 @@ void critical_first(std::vector<GraphEdge>& edges, const Durations& last) {
             writer.emplace(o, i);
     for (size_t i = edges.size(); i-- > 0;) {
         GraphEdge& e = edges[i];
-        auto it = e.outputs.empty() ? last.end() : last.find(e.outputs[0]);
-        e.chain_ms += it == last.end() ? kUnknownMs : it->second;
+        e.chain_ms += e.outputs.empty() ? kUnknownMs : last_ms(last, e.outputs[0]);
         // Pass the chain back to the edges this one reads from.
         for (const auto* list : {&e.inputs, &e.implicit})
             for (const auto& in : *list)

@@ -35,6 +35,14 @@ struct GraphEdge {
 /// What an edge without a last duration counts as: long, so that new work starts first.
 inline constexpr int64_t kUnknownMs = int64_t{1} << 40;
 
+/// What the edge writing `output` (as the ninja file spells it) took last
+/// time, or kUnknownMs.
+inline int64_t last_ms(const std::unordered_map<std::string, int64_t>& last,
+                       const std::string& output) {
+    auto it = last.find(output);
+    return it == last.end() ? kUnknownMs : it->second;
+}
+
 /// How a front end spells a path of a step (relative to the step's cwd) in its
 /// ninja file.
 using SpellPath = std::function<std::string(const Step&, const std::string&)>;
