@@ -90,13 +90,16 @@ std::string step_depfile(const split::Step& s) {
 
 /// What a device step's command ends with: its depfile's list made a header
 /// set (depsets.h), when regen shares sets and the step runs where ninja does.
-/// `inputs` are the edge's explicit inputs (the source), left out of the set.
-std::string deps_set_suffix(const split::Step& s, const Names& names,
-                            const std::vector<std::string>& inputs) {
-    if (names.deps_set.empty() || !s.cwd.empty() || s.depfile.empty()) return {};
-    std::string out = " && " + names.deps_set + " " + compile::quote_word(step_depfile(s));
+/// `inputs` are the edge's explicit inputs (the source), left out of the set;
+/// `output`, when not "", the edge's output where the depfile names another.
+std::string deps_set_suffix(const split::Step& s, const Names& names, const std::string& depfile,
+                            const std::vector<std::string>& inputs,
+                            const std::string& output = {}) {
+    if (names.deps_set.empty() || !s.cwd.empty() || depfile.empty()) return {};
+    std::string out = " && " + names.deps_set + " " + compile::quote_word(depfile);
     for (const std::string& in : inputs)
         out += " " + compile::quote_word(in);
+    if (!output.empty()) out += " " + compile::quote_word("--output=" + output);
     return out;
 }
 
@@ -252,7 +255,8 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
     if (!devices.empty() && !rsp) {
         std::vector<std::string> texts;
         for (const split::Step* s : devices)
-            texts.push_back(s->shell() + deps_set_suffix(*s, names, carry.inputs));
+            texts.push_back(s->shell() +
+                            deps_set_suffix(*s, names, step_depfile(*s), carry.inputs));
         command = device_template(devices, texts);
         texts.clear();
         for (const split::Step* s : devices)
@@ -316,7 +320,8 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
             const bool templated = !device_rule.empty();
             b.rule = templated ? device_rule : names.device;
             if (!templated) {
-                add_command(b, s, e, plan, deps_set_suffix(s, names, carry.inputs));
+                add_command(b, s, e, plan,
+                            deps_set_suffix(s, names, step_depfile(s), carry.inputs));
                 b.bindings.push_back(literal("PHC_OBJECT", object));
             }
             b.bindings.push_back(literal("PHC_ARCH", s.arch));
@@ -363,17 +368,13 @@ std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carr
         case split::StepKind::Host: {
             b.rule = names.host;
             // The original depfile's list becomes a header set too (gcc deps only).
-            std::string sets;
-            if (!names.deps_set.empty() && s.cwd.empty() && carry.deps == "gcc" &&
-                !carry.depfile.empty()) {
-                sets = " && " + names.deps_set + " " + compile::quote_word(carry.depfile);
-                for (const std::string& in : carry.inputs)
-                    sets += " " + compile::quote_word(in);
-                // ninja records the list under the edge's output, which is not
-                // the depfile's target (the object) when the step writes a host
-                // object of its own (RDC, --overlap-host): deps-set must know.
-                if (!e.final) sets += " " + compile::quote_word("--output=" + e.outputs.at(0));
-            }
+            // ninja records the list under the edge's output, which is not the
+            // depfile's target (the object) when the step writes a host object
+            // of its own (RDC, --overlap-host): deps-set must know.
+            const std::string sets =
+                carry.deps == "gcc" ? deps_set_suffix(s, names, carry.depfile, carry.inputs,
+                                                      e.final ? std::string() : e.outputs.at(0))
+                                    : std::string();
             if (host_shares)
                 b.bindings.push_back(var("PHC_COMMAND", host_command + ninja::escape_value(sets)));
             else
