@@ -5,6 +5,7 @@
 #include "split/options.h"
 #include "util/args.h"
 #include "util/file.h"
+#include "util/subprocess.h"
 
 #include <cerrno>
 #include <climits>
@@ -64,13 +65,6 @@ util::CommandLine command_line(Args& a) {
         util::flag_option({"-n", "--dry-run"}, "decide and report, write nothing", a.o.dry_run));
     cl.options.push_back(util::flag_option({"-q", "--quiet"}, "print nothing on success", a.quiet));
     return cl;
-}
-
-/// The running binary's absolute path, for the command ninja runs after CMake.
-std::string self_path() {
-    char buf[PATH_MAX];
-    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
 /// `path`, relative to the build directory, spelled from the user's directory
@@ -152,7 +146,7 @@ int cli_main(int argc, char** argv) {
         std::filesystem::weakly_canonical(o.output, ec) ==
             std::filesystem::weakly_canonical(o.manifest, ec))
         o.output.clear();
-    o.self = self_path();
+    o.self = util::self_exe();
     auto r = run(o);
     // Paths in messages are relative to the build directory: spelled from the
     // user's directory (with -C's DIR) when they lead a message.

@@ -410,7 +410,8 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
                             {.private_dir = {},
                              .device_depfiles = true,
                              .overlap_host = names.overlap_host,
-                             .cuid_root = {}});
+                             .cuid_root = {},
+                             .tool = {}});
     if (!plan) {
         r.error = plan.error();
         return r;

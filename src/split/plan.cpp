@@ -2,6 +2,7 @@
 
 #include "compile/shell.h"
 #include "probe/objcopy.h"
+#include "util/subprocess.h"
 
 #include <algorithm>
 
@@ -285,26 +286,19 @@ Step host_object_step(const compile::Analysis& a, const Plan& plan, const probe:
 }
 
 /// --overlap-host: the object the compile writes, from the host compile's
-/// object (`host_object`, which embeds an empty placeholder) with its
-/// .hip_fatbin section replaced by the bundle and what the compiler put after
-/// the placeholder's bytes (clang 15 a NUL, later ones nothing), by objcopy.
+/// object (`host_object`, which embeds the source as a placeholder) with its
+/// .hip_fatbin section's bytes replaced by the bundle's (`phc-ninja embed`,
+/// embed.h, which checks that nothing else points into the section).
 Step embed_step(const compile::Analysis& a, const Plan& plan, const std::string& host_object,
-                const std::string& objcopy) {
+                const std::string& objcopy, const std::string& tool) {
     Step s;
     s.kind = StepKind::Embed;
     s.cwd = a.command.cwd;
     s.env = a.command.env;
     s.inputs = {plan.bundle, host_object};
     s.outputs = {a.output};
-    const std::string dir = plan.private_dir + "/";
-    const std::string oc = compile::quote_word(objcopy);
-    auto q = [](const std::string& p) { return compile::quote_word(p); };
-    std::string script = oc + " --dump-section .hip_fatbin=" + q(dir + "fatbin.tail") + " " +
-                         q(host_object) + " " + q(dir + "host.copy") + " && cat " + q(plan.bundle) +
-                         " " + q(dir + "fatbin.tail") + " >" + q(dir + "fatbin.bin") + " && " + oc +
-                         " --update-section .hip_fatbin=" + q(dir + "fatbin.bin") + " " +
-                         q(host_object) + " " + q(a.output);
-    s.argv = {"/bin/sh", "-c", std::move(script)};
+    s.argv = {tool,        "embed",  "--objcopy", objcopy, "--placeholder", a.source, "--bundle",
+              plan.bundle, "--host", host_object, "-o",    a.output};
     s.description = "HIP embed " + a.output;
     return s;
 }
@@ -332,10 +326,13 @@ void add_host(Plan& plan, const compile::Analysis& a, const probe::ProbeResult& 
         plan.steps.push_back(host_step(a, plan, probe));
         return;
     }
+    // The source is the placeholder: no string literal of the program can equal it
+    // (embed.h), where an empty one became the constant of every "".
     const std::string host = plan.private_dir + "/host.o";
     plan.steps.push_back(host_object_step(
-        a, plan, probe, host, {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", "/dev/null"}));
-    plan.steps.push_back(embed_step(a, plan, host, objcopy));
+        a, plan, probe, host, {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", a.source}));
+    plan.steps.push_back(
+        embed_step(a, plan, host, objcopy, opts.tool.empty() ? util::self_exe() : opts.tool));
 }
 
 } // namespace

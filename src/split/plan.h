@@ -58,9 +58,11 @@ struct PlanOptions {
     bool device_depfiles = false; ///< give device steps depfiles even if the compile has none
     /// Without -fgpu-rdc: the host compile runs beside the device compiles,
     /// embedding a placeholder, and an embed step puts the bundle into its
-    /// object's .hip_fatbin section (objcopy) to write the compile's output.
+    /// object's .hip_fatbin section (`phc-ninja embed`, embed.h) to write the
+    /// compile's output.
     bool overlap_host = false;
     std::string cuid_root; ///< CuidPlace::root (cuid.h); "" = the analysis' base_dir
+    std::string tool;      ///< the phc-ninja the embed step runs; "" = this program
 };
 
 /// The decision for one compile and, when it is split, its steps.

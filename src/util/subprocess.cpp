@@ -1,6 +1,7 @@
 #include "util/subprocess.h"
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -151,6 +152,12 @@ Result<Completed> run_capture(const std::vector<std::string>& argv, const std::s
     }
     done.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return done;
+}
+
+std::string self_exe() {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
 }
 
 } // namespace phc::util

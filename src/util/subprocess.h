@@ -50,6 +50,9 @@ struct Completed {
 /// only when it could not be started.
 Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd = {});
 
+/// The running program's absolute path (/proc/self/exe), or "" when unknown.
+std::string self_exe();
+
 /// Finds `name` in PATH the way execvp does; returns it unchanged when it has a '/'.
 /// Empty when not found.
 std::string find_program(const std::string& name);

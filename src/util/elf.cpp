@@ -1,0 +1,141 @@
+#include "util/elf.h"
+
+#include <fmt/format.h>
+
+namespace phc::util::elf {
+
+namespace {
+
+constexpr uint32_t kRela = 4, kRel = 9, kSymtabShndx = 18, kNobits = 8;
+constexpr uint32_t kXindex = 0xffff;
+
+/// Little-endian unsigned of N bytes at `at` (the caller checked the bounds).
+template <typename T> T get(std::string_view b, uint64_t at) {
+    T v = 0;
+    for (size_t i = sizeof(T); i-- > 0;)
+        v = static_cast<T>((v << 8) | static_cast<unsigned char>(b[at + i]));
+    return v;
+}
+
+bool fits(std::string_view b, uint64_t off, uint64_t size) {
+    return off <= b.size() && size <= b.size() - off;
+}
+
+Error bad(std::string what) {
+    return make_error("malformed ELF object: " + std::move(what));
+}
+
+Section header(std::string_view b, uint64_t at) {
+    Section s;
+    s.type = get<uint32_t>(b, at + 4);
+    s.offset = get<uint64_t>(b, at + 24);
+    s.size = get<uint64_t>(b, at + 32);
+    s.link = get<uint32_t>(b, at + 40);
+    s.info = get<uint32_t>(b, at + 44);
+    s.entsize = get<uint64_t>(b, at + 56);
+    return s;
+}
+
+/// The section a symbol of table `symtab` is defined in, or -1 (undefined,
+/// absolute, common).
+Result<int> symbol_section(const Object& o, int symtab, uint64_t sym) {
+    const Section& t = o.sections[static_cast<size_t>(symtab)];
+    if (t.type == kNobits || !fits(o.bytes, t.offset, t.size) || sym >= t.size / 24)
+        return bad(fmt::format("symbol {} is outside its table", sym));
+    uint32_t shndx = get<uint16_t>(o.bytes, t.offset + sym * 24 + 6);
+    if (shndx == kXindex) {
+        for (const Section& x : o.sections)
+            if (x.type == kSymtabShndx && x.link == static_cast<uint32_t>(symtab)) {
+                if (!fits(o.bytes, x.offset, x.size) || sym >= x.size / 4)
+                    return bad("the extended section index table is too short");
+                shndx = get<uint32_t>(o.bytes, x.offset + sym * 4);
+                return static_cast<int>(shndx);
+            }
+        return bad("a symbol names an extended section index but there is no table");
+    }
+    if (shndx == 0 || shndx >= 0xff00) return -1;
+    return static_cast<int>(shndx);
+}
+
+} // namespace
+
+int Object::find(std::string_view name) const {
+    for (size_t i = 0; i < sections.size(); ++i)
+        if (sections[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
+std::string_view Object::contents(const Section& s) const {
+    if (s.type == kNobits) return {};
+    return bytes.substr(s.offset, s.size);
+}
+
+int Object::section_at(uint64_t off) const {
+    for (size_t i = 1; i < sections.size(); ++i) {
+        const Section& s = sections[i];
+        if (s.type != kNobits && off >= s.offset && off - s.offset < s.size)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+Result<Object> parse(std::string_view b) {
+    if (b.size() < 64 || b.substr(0, 4) != "\x7f"
+                                           "ELF")
+        return make_error("not an ELF file");
+    if (b[4] != 2 || b[5] != 1) return make_error("not a 64-bit little-endian ELF file");
+    const uint64_t shoff = get<uint64_t>(b, 40);
+    const uint16_t shentsize = get<uint16_t>(b, 58);
+    uint64_t shnum = get<uint16_t>(b, 60);
+    uint32_t shstrndx = get<uint16_t>(b, 62);
+    if (shoff == 0) return Object{b, {}};
+    if (shentsize < 64) return bad("section headers are too small");
+    if (!fits(b, shoff, shentsize)) return bad("the section headers lie outside the file");
+    const Section first = header(b, shoff);
+    if (shnum == 0) shnum = first.size;
+    if (shstrndx == kXindex) shstrndx = first.link;
+    if (shnum > b.size() / shentsize || !fits(b, shoff, shnum * shentsize))
+        return bad("the section headers lie outside the file");
+    Object o{b, {}};
+    o.sections.reserve(shnum);
+    for (uint64_t i = 0; i < shnum; ++i) {
+        o.sections.push_back(header(b, shoff + i * shentsize));
+        const Section& s = o.sections.back();
+        if (s.type != kNobits && !fits(b, s.offset, s.size))
+            return bad(fmt::format("section {} lies outside the file", i));
+    }
+    if (shstrndx >= shnum) return bad("the section name table is missing");
+    std::string_view names = o.contents(o.sections[shstrndx]);
+    for (uint64_t i = 0; i < shnum; ++i) {
+        uint32_t at = get<uint32_t>(b, shoff + i * shentsize);
+        if (at >= names.size() && !(at == 0 && names.empty()))
+            return bad(fmt::format("section {} has no name", i));
+        if (at < names.size()) {
+            std::string_view n = names.substr(at);
+            o.sections[i].name = std::string(n.substr(0, n.find('\0')));
+        }
+    }
+    return o;
+}
+
+Result<std::vector<Reference>> references_to(const Object& o, int target) {
+    std::vector<Reference> out;
+    for (const Section& r : o.sections) {
+        if (r.type != kRela && r.type != kRel) continue;
+        const uint64_t entry = r.type == kRela ? 24 : 16;
+        if (r.link == 0 || r.link >= o.sections.size())
+            return bad("a relocation section names no symbol table");
+        for (uint64_t at = 0; at + entry <= r.size; at += entry) {
+            const uint64_t info = get<uint64_t>(o.bytes, r.offset + at + 8);
+            const uint64_t sym = info >> 32;
+            if (sym == 0) continue;
+            auto in = symbol_section(o, static_cast<int>(r.link), sym);
+            if (!in) return in.error();
+            if (*in == target)
+                out.push_back({static_cast<int>(r.info), get<uint64_t>(o.bytes, r.offset + at)});
+        }
+    }
+    return out;
+}
+
+} // namespace phc::util::elf

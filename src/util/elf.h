@@ -1,0 +1,65 @@
+// A reader of ELF64 little-endian object files: the section headers, a
+// section's bytes, and which sections' relocations point into a section.
+// Just what the embed step's guard and `phc-ninja check`'s "first differing
+// section" need; it never writes ELF.
+//
+// The format (System V gABI; `man 5 elf`): a 64-byte header (e_shoff at 40,
+// e_shentsize at 58, e_shnum at 60, e_shstrndx at 62), section headers of
+// e_shentsize bytes (name, type, flags, addr, offset, size, link, info,
+// addralign, entsize), names in the section e_shstrndx. A SHT_RELA section
+// (entries of 24 bytes: offset, info = symbol << 32 | type, addend) or
+// SHT_REL section (16 bytes) relocates section `info` against the symbol
+// table `link` (entries of 24 bytes: name, info, other, shndx, value, size);
+// shndx SHN_XINDEX (0xffff) means the index is in the SHT_SYMTAB_SHNDX
+// section that links to that table. An e_shnum of 0 with sections means
+// the count is in section 0's size, an e_shstrndx of SHN_XINDEX its link.
+#pragma once
+
+#include "util/error.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace phc::util::elf {
+
+/// One section header.
+struct Section {
+    std::string name;
+    uint32_t type = 0; ///< SHT_*: 4 RELA, 9 REL, 2 SYMTAB, 8 NOBITS, 18 SYMTAB_SHNDX
+    uint64_t offset = 0, size = 0;
+    uint32_t link = 0, info = 0;
+    uint64_t entsize = 0;
+};
+
+/// A parsed object: views into `bytes`, which the caller keeps alive.
+struct Object {
+    std::string_view bytes;
+    std::vector<Section> sections;
+
+    /// The index of the first section named `name`, or -1.
+    int find(std::string_view name) const;
+    /// A section's bytes in the file (empty for NOBITS).
+    std::string_view contents(const Section& s) const;
+    /// The index of the section whose bytes hold file offset `off`, or -1.
+    int section_at(uint64_t off) const;
+};
+
+/// Parses the header and section headers of `bytes`. An Error ("not an ELF
+/// file", "section 3 lies outside the file", ...) for anything else or
+/// anything cut short.
+Result<Object> parse(std::string_view bytes);
+
+/// A relocation whose symbol is defined in a given section.
+struct Reference {
+    int from = 0;        ///< the section the relocation patches (its RELA/REL section's info)
+    uint64_t offset = 0; ///< where in that section
+};
+
+/// Every relocation, of every REL and RELA section, whose symbol is defined in
+/// section `target` (its section symbol or any other). An Error when a
+/// relocation or symbol table is malformed.
+Result<std::vector<Reference>> references_to(const Object& o, int target);
+
+} // namespace phc::util::elf
