@@ -1,6 +1,7 @@
 // phc-ninja: the table of subcommands. Each pipeline stage that has a command
 // line provides src/<stage>/cli.h with `int cli_main(int argc, char** argv)`,
 // where argv[0] is "phc-ninja <command>" and argv[1..] are that command's args.
+#include "check/check.h"
 #include "gen/cli.h"
 #include "launch/cli.h"
 #include "ninja/cli.h"
@@ -39,6 +40,8 @@ constexpr Command kCommands[] = {
     {"launch", "run one compile, split across architectures (make jobserver client)",
      phc::launch::cli_main},
     {"explain", "show whether and how one compile command would be split", phc::split::cli_main},
+    {"check", "compare a split build's objects and links with the driver's own",
+     phc::check::cli_main},
     {"report", "where the last ninja build's time went: summary, --html page, --trace",
      phc::report::cli_main},
     {"manifest", "inspect a ninja manifest with phc-ninja's own parser", phc::ninja::cli_main},

@@ -80,8 +80,9 @@ struct Edit {
     std::string output;  ///< replacement for -o (and, for device steps, -MT/-MQ)
     std::string depfile; ///< replacement for -MF
     std::vector<std::string> append;
-    bool keep_targets = false; ///< -MT/-MQ stay as written (the step writes the original depfile)
-    bool drop_deps = false;    ///< leave out every depfile option (appended in another form)
+    bool keep_targets = false;  ///< -MT/-MQ stay as written (the step writes the original depfile)
+    bool drop_deps = false;     ///< leave out every depfile option (appended in another form)
+    bool keep_bundling = false; ///< bundling options stay (the driver's own whole compile)
 };
 
 std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
@@ -113,7 +114,7 @@ std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
         if (is_arch_option(*p) && !e.keep_archs) {
             if (!e.arch.empty() && !arch_written) out.push_back("--offload-arch=" + e.arch);
             arch_written = true;
-        } else if (is_bundling_option(*p) || p->is("-cuid=")) {
+        } else if ((is_bundling_option(*p) && !e.keep_bundling) || p->is("-cuid=")) {
             // dropped: the bundle step and the explicit -cuid below take their place
         } else if (!e.output.empty() && p->is("-o")) {
             out.insert(out.end(), {"-o", e.output});
@@ -304,6 +305,23 @@ Step embed_step(const compile::Analysis& a, const Plan& plan, const std::string&
 }
 
 } // namespace
+
+Step reference_step(const compile::Analysis& a, const std::string& cuid, const std::string& output,
+                    const std::string& depfile) {
+    Step s;
+    s.kind = StepKind::Host;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.inputs = {a.source};
+    s.outputs = {output};
+    Edit e{{}, true, output, depfile, {}, true};
+    e.keep_bundling = true;
+    if (!a.explicit_output) e.append = {"-o", output};
+    if (!cuid.empty()) e.append.push_back("-cuid=" + cuid);
+    s.argv = edit_argv(a, e);
+    s.description = "HIP check " + a.output;
+    return s;
+}
 
 std::vector<size_t> cuid_word_positions(const compile::Analysis& a) {
     std::vector<size_t> out;

@@ -90,6 +90,13 @@ std::optional<std::string> to_response_file(Step& s, const std::string& compiler
 /// "gfx90a-xnack+").
 std::string safe_arch(std::string_view arch);
 
+/// The driver's own compile of `a`: every option as written (the launcher left
+/// out), the CUID `cuid` (none when ""), writing `output`, and `depfile` when
+/// the compile writes one. What a split object must equal (phc-ninja check,
+/// PHC_CHECK); the caller chooses where it writes.
+Step reference_step(const compile::Analysis& a, const std::string& cuid, const std::string& output,
+                    const std::string& depfile);
+
 /// The positions in a.command.argv whose words make_cuid() (cuid.h) hashes, in order.
 std::vector<size_t> cuid_word_positions(const compile::Analysis& a);
 

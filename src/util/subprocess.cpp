@@ -143,6 +143,10 @@ Result<Child> spawn(const std::vector<std::string>& argv, const SpawnOptions& op
 Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd) {
     SpawnOptions options;
     options.cwd = cwd;
+    return run_capture(argv, options);
+}
+
+Result<Completed> run_capture(const std::vector<std::string>& argv, const SpawnOptions& options) {
     auto child = spawn(argv, options);
     if (!child) return child.error();
     Completed done;

@@ -50,6 +50,9 @@ struct Completed {
 /// only when it could not be started.
 Result<Completed> run_capture(const std::vector<std::string>& argv, const std::string& cwd = {});
 
+/// run_capture() started as `options` say.
+Result<Completed> run_capture(const std::vector<std::string>& argv, const SpawnOptions& options);
+
 /// The running program's absolute path (/proc/self/exe), or "" when unknown.
 std::string self_exe();
 
