@@ -3,6 +3,7 @@
 #include "compile/analysis.h"
 #include "compile/shell.h"
 #include "ninja/manifest.h"
+#include "ninja/paths.h"
 #include "ninja/writer.h"
 #include "probe/probe.h"
 #include "regen/depsets.h"
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
@@ -457,6 +459,20 @@ Outcome plan_one(const Context& c, size_t edge) {
     return o;
 }
 
+/// True when an edge of `m` writes `path` (relative to the build directory,
+/// regen's current one, or absolute).
+bool built_here(const ninja::Manifest& m, const std::string& path) {
+    std::string p = ninja::canonicalize_path(path);
+    if (p.starts_with("/")) {
+        std::error_code ec;
+        std::string here = std::filesystem::current_path(ec).string() + "/";
+        if (ec || !p.starts_with(here)) return false;
+        p.erase(0, here.size());
+    }
+    auto node = m.find_node(p);
+    return node && m.producer(*node) >= 0;
+}
+
 /// Plans the RDC link `edge` once the compiles are planned: `find` names the
 /// objects whose split wrote per-architecture files. A link that is not an RDC
 /// HIP link is Other; one whose driver cannot be asked is left alone.
@@ -481,7 +497,8 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
         a.decision = {compile::Reason::LinkUnmodelled, "the link reads a ninja rspfile"};
     if (a.decision.split() && !a.command.cwd.empty())
         a.decision = {compile::Reason::LinkUnmodelled, "the link runs in another directory"};
-    auto plan = split::plan_link(std::move(a), find);
+    auto plan = split::plan_link(std::move(a), find, {}, split::LinkInputs::Planned,
+                                 [&](const std::string& path) { return built_here(c.m, path); });
     if (!plan) {
         split::LinkPlan left;
         left.analysis.decision = {compile::Reason::LinkUnmodelled, plan.error().message};

@@ -350,14 +350,16 @@ private:
     bool final_ = false;
 };
 
-/// The file each `-l` library of `argv` names now, from the -L folders and the
-/// system's library folders ("" for one not found), in command order, with its name.
-std::vector<std::pair<std::string, std::string>> libraries(const std::vector<std::string>& argv,
-                                                           const std::string& cwd) {
+/// The -L folders and the -l names of a command or job, in order.
+struct LibraryArgs {
     std::vector<std::string> dirs, names;
+};
+
+LibraryArgs library_args(const std::vector<std::string>& argv) {
+    LibraryArgs out;
     for (size_t i = 1; i < argv.size(); ++i) {
         const std::string& w = argv[i];
-        for (auto [flag, into] : {std::pair{"-L", &dirs}, {"-l", &names}}) {
+        for (auto [flag, into] : {std::pair{"-L", &out.dirs}, {"-l", &out.names}}) {
             if (!w.starts_with(flag)) continue;
             if (w.size() > 2)
                 into->push_back(w.substr(2));
@@ -365,11 +367,28 @@ std::vector<std::pair<std::string, std::string>> libraries(const std::vector<std
                 into->push_back(argv[++i]);
         }
     }
-    for (const char* d : {"/usr/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/lib",
-                          "/usr/local/lib", "/usr/lib64", "/lib64"})
+    return out;
+}
+
+/// The system's library folders, searched after the -L ones.
+constexpr const char* kSystemLibDirs[] = {"/usr/lib",
+                                          "/usr/lib/x86_64-linux-gnu",
+                                          "/lib/x86_64-linux-gnu",
+                                          "/lib",
+                                          "/usr/local/lib",
+                                          "/usr/lib64",
+                                          "/lib64"};
+
+/// The file each `-l` library of `argv` names now, from the -L folders and the
+/// system's library folders ("" for one not found), in command order, with its name.
+std::vector<std::pair<std::string, std::string>> libraries(const std::vector<std::string>& argv,
+                                                           const std::string& cwd) {
+    LibraryArgs args = library_args(argv);
+    std::vector<std::string>& dirs = args.dirs;
+    for (const char* d : kSystemLibDirs)
         dirs.emplace_back(d);
     std::vector<std::pair<std::string, std::string>> out;
-    for (const std::string& n : names) {
+    for (const std::string& n : args.names) {
         std::vector<std::string> files;
         if (n.starts_with(":"))
             files = {n.substr(1)};
@@ -384,6 +403,80 @@ std::vector<std::pair<std::string, std::string>> libraries(const std::vector<std
     }
     return out;
 }
+
+/// The files, relative to a search folder, that `-l<name>` may resolve to: the
+/// linker's (lib<name>.so, lib<name>.a; the name itself for "-l:file") and the
+/// static device libraries the driver looks for (clang's SDLSearch and
+/// GetSDLFromOffloadArchive: libdevice/ first, bitcode "libbc-" archives).
+std::vector<std::string> library_files(const std::string& name,
+                                       const std::vector<std::string>& archs) {
+    if (name.starts_with(":")) return {name.substr(1)};
+    std::vector<std::string> out;
+    for (std::string dir : {"libdevice/", ""}) {
+        for (const char* suffix : {".a", ".so", ".bc"})
+            out.push_back(dir + "lib" + name + suffix);
+        out.push_back(dir + "libbc-" + name + ".a");
+        for (const std::string& arch : archs) {
+            out.push_back(dir + "libbc-" + name + "-" + arch + ".a");
+            std::string gpu = arch.substr(0, arch.find(':'));
+            if (gpu != arch) out.push_back(dir + "libbc-" + name + "-" + gpu + ".a");
+        }
+    }
+    return out;
+}
+
+/// The value of `name` in `env` (NAME=value words), else in this process's.
+std::string env_value(const std::vector<std::string>& env, const std::string& name) {
+    for (auto it = env.rbegin(); it != env.rend(); ++it)
+        if (it->starts_with(name + "=")) return it->substr(name.size() + 1);
+    const char* v = std::getenv(name.c_str());
+    return v ? v : "";
+}
+
+} // namespace
+
+std::string unknown_library(const compile::LinkAnalysis& a,
+                            const std::vector<std::string>& host_link, const IsBuilt& built) {
+    const LibraryArgs args = library_args(a.command.argv);
+    if (args.names.empty()) return {};
+    // Every folder the driver's device search or the linker may look in.
+    std::vector<std::string> dirs;
+    for (const std::string& d : util::split_on(env_value(a.command.env, "LIBRARY_PATH"), ':'))
+        if (!d.empty()) dirs.push_back(d);
+    dirs.insert(dirs.end(), args.dirs.begin(), args.dirs.end());
+    if (!host_link.empty()) {
+        std::vector<std::string> more = library_args(host_link).dirs;
+        dirs.insert(dirs.end(), more.begin(), more.end());
+    }
+    dirs.insert(dirs.end(), std::begin(kSystemLibDirs), std::end(kSystemLibDirs));
+    const std::string cwd = a.work_dir();
+    for (const std::string& name : args.names) {
+        std::vector<util::FileId> held; // the folders holding a file of this name
+        std::vector<std::string> first; // a file of each
+        for (std::string d : dirs) {
+            if (d.size() > 1 && d.ends_with('/')) d.pop_back();
+            for (const std::string& f : library_files(name, a.archs)) {
+                const std::string path = d + "/" + f;
+                if (built && built(path))
+                    return "-l" + name + " may name " + path +
+                           ", which the build makes: which archive the driver takes device "
+                           "code from is known only when the link runs";
+                if (!util::file_exists(util::join_path(cwd, path))) continue;
+                util::FileId id = util::file_id(util::join_path(cwd, d));
+                if (std::find(held.begin(), held.end(), id) != held.end()) continue;
+                held.push_back(id);
+                first.push_back(path);
+            }
+        }
+        if (held.size() > 1)
+            return "-l" + name + " names files in several folders (" + first[0] + ", " + first[1] +
+                   "): which one the driver takes device code from and which one the linker "
+                   "links depend on their search orders and on what exists when the link runs";
+    }
+    return {};
+}
+
+namespace {
 
 /// The first `-l` library of `argv` that no -L folder nor the system's library
 /// folders hold now ("" when all are found). The driver looks for static
@@ -538,7 +631,8 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
 }
 
 Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
-                           const std::string& private_dir, LinkInputs inputs) {
+                           const std::string& private_dir, LinkInputs inputs,
+                           const IsBuilt& built) {
     if (!a.decision.split()) {
         LinkPlan p;
         p.analysis = std::move(a);
@@ -552,6 +646,16 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
     auto jobs = probe::run_driver_jobs(req);
     if (!jobs) return jobs.error();
     auto wrapper = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), is_wrapper_link);
+    if (inputs == LinkInputs::Planned) {
+        // The driver looked for device libraries now; the link looks when it runs.
+        auto host = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), [&](const auto& job) {
+            return probe::job_word_after(job, "-o") == a.output;
+        });
+        if (std::string why = unknown_library(
+                a, host == jobs->jobs.end() ? std::vector<std::string>{} : *host, built);
+            !why.empty())
+            return left_alone(std::move(a), why);
+    }
     if (wrapper == jobs->jobs.end()) return make_link_plan(std::move(a), *jobs, find, private_dir);
     if (inputs == LinkInputs::Planned) {
         if (std::string input = unknown_device_input(a, find); !input.empty())

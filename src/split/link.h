@@ -63,6 +63,22 @@ struct LinkPlan {
     bool split() const { return analysis.decision.split(); }
 };
 
+/// Whether the build makes a file, named as the link spells it (relative to
+/// its working directory, or absolute).
+using IsBuilt = std::function<bool(const std::string&)>;
+
+/// Why a plan of link `a` made before the build cannot know which files its
+/// `-l` libraries name when it runs, or "". The driver picks a static device
+/// library for each `-l` when it runs (the first of LIBRARY_PATH, the -L
+/// folders and its own library folder that holds one) and the linker its own
+/// file: when the build makes a file the name may resolve to (`built`), or
+/// several folders hold files of that name (which one each takes depends on
+/// their search orders and on what exists then), a plan made now may unbundle
+/// another archive than the one the link reads. `host_link` is the driver's
+/// host link job (its -L folders are the linker's search), or empty.
+std::string unknown_library(const compile::LinkAnalysis& a,
+                            const std::vector<std::string>& host_link, const IsBuilt& built);
+
 /// The plan for an analysed link from the driver's jobs for it. A job or a
 /// temporary file the plan cannot reproduce leaves the link alone
 /// (Reason::LinkUnmodelled, naming it).
@@ -72,9 +88,11 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
 
 /// Runs the driver's `-###` for a link analysed as Split (and, for the new
 /// driver, clang-linker-wrapper's --dry-run) and plans it, its own files in
-/// `private_dir` ("" = "<output>.phc"). An Error when the driver cannot be run.
+/// `private_dir` ("" = "<output>.phc"). Planned inputs: a link whose `-l`
+/// libraries the plan cannot know (unknown_library, with `built`) is left
+/// alone. An Error when the driver cannot be run.
 Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
                            const std::string& private_dir = {},
-                           LinkInputs inputs = LinkInputs::Planned);
+                           LinkInputs inputs = LinkInputs::Planned, const IsBuilt& built = {});
 
 } // namespace phc::split

@@ -1,6 +1,8 @@
 // The RDC link plan from the driver's jobs, without running a compiler.
 #include "fake_link_jobs.h"
+#include "scratch.h"
 #include "split/link.h"
+#include "util/file.h"
 
 #include <algorithm>
 #include <doctest/doctest.h>
@@ -237,4 +239,52 @@ TEST_CASE("link plan: the new driver's link of present inputs extracts their dev
         LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
         CHECK_FALSE(q.split());
     }
+}
+
+TEST_CASE("link plan: a -l the plan cannot resolve as the link will leaves it alone") {
+    test::InScratch here("phc-libs");
+    for (const char* d : {"inst", "inst2", "prebuilt", "dev/libdevice"})
+        REQUIRE(util::make_dirs(d));
+    for (const char* f : {"inst/libfoo.a", "inst2/libfoo.a", "prebuilt/libbar.a",
+                          "dev/libdevice/libbaz.a", "inst/libbaz.so"})
+        REQUIRE(util::write_file_atomic(f, "!<arch>\n"));
+    auto why = [](const std::string& libs, const IsBuilt& built = {},
+                  const Strings& host_link = {}) {
+        return unknown_library(link(" " + libs), host_link, built);
+    };
+    auto builds = [](std::string made) {
+        return [made](const std::string& path) { return path == made; };
+    };
+    // One folder holds it and the build makes none: the plan's archive is the link's.
+    CHECK(why("-Lprebuilt -lbar") == "");
+    CHECK(why("-Lprebuilt -lbar", builds("./libbar.a")) == "");
+    CHECK(why("-l:libnothere.a") == "");
+    // The build makes ./libfoo.a while a later folder holds another one: issue 24.
+    CHECK(why("-L. -Linst -lfoo", builds("./libfoo.a")) ==
+          "-lfoo may name ./libfoo.a, which the build makes: which archive the driver takes "
+          "device code from is known only when the link runs");
+    CHECK(why("-L . -lfoo", builds("./libdevice/libfoo.a"))
+              .starts_with("-lfoo may name "
+                           "./libdevice/libfoo.a,"));
+    CHECK(why("-L. -l:libfoo.a", builds("./libfoo.a")).starts_with("-l:libfoo.a may name"));
+    // Two folders hold one: which is taken depends on search orders.
+    CHECK(
+        why("-Linst -Linst2 -lfoo")
+            .starts_with("-lfoo names files in several folders (inst/libfoo.a, inst2/libfoo.a): "));
+    // A device library in libdevice/ and a shared one of the same name elsewhere.
+    CHECK(why("-Ldev -Linst -lbaz")
+              .starts_with(
+                  "-lbaz names files in several folders (dev/libdevice/libbaz.a, inst/libbaz.so)"));
+    // The same folder twice, spelled two ways, is one folder; the host link's
+    // folders (the driver's own, the system's) are searched as well.
+    CHECK(why("-Linst -L./inst/ -lfoo") == "");
+    CHECK(why("-Linst -lfoo", {}, {"/usr/bin/ld", "-Linst2", "-o", "bin/app"})
+              .starts_with("-lfoo names files in several folders"));
+    // LIBRARY_PATH is searched first by the driver.
+    CHECK(unknown_library(compile::analyze_link_string(
+                              "env LIBRARY_PATH=inst2 clang++-15 -fgpu-rdc --hip-link "
+                              "--offload-arch=gfx906 --offload-arch=gfx90a a.o -Linst -lfoo",
+                              {}),
+                          {}, {})
+              .starts_with("-lfoo names files in several folders (inst2/libfoo.a, "));
 }
