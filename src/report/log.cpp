@@ -29,6 +29,18 @@ bool parse_int(std::string_view s, int64_t& out) {
     return ec == std::errc() && end == s.data() + s.size();
 }
 
+/// Longest time a log entry may say, in milliseconds (about 49 days): ninja
+/// writes its times from a 32-bit clock of the build. Sums of so many of them as
+/// a log can hold stay far from int64_t's end.
+constexpr int64_t kMaxLogMs = int64_t{1} << 32;
+
+/// An entry's start and end when they are times ninja could have written
+/// (numbers, 0 <= start <= end <= kMaxLogMs); false for a damaged line.
+bool entry_times(std::string_view s, std::string_view e, int64_t& start, int64_t& end) {
+    return parse_int(s, start) && parse_int(e, end) && start >= 0 && start <= end &&
+           end <= kMaxLogMs;
+}
+
 /// The version of a "# ninja log vN" header, or an error naming `path`.
 Result<int> header_version(std::string_view first, const std::string& path) {
     constexpr std::string_view kSignature = "# ninja log v";
@@ -87,19 +99,15 @@ Result<BuildLog> parse_log(std::string_view text, const std::string& path) {
     BuildLog log;
     log.version = *version;
     RunCollector runs(log);
-    size_t line_no = 1;
     for (size_t pos = nl == std::string_view::npos ? text.size() : nl + 1; pos < text.size();) {
         size_t end = text.find('\n', pos);
         if (end == std::string_view::npos) end = text.size();
         std::string_view line = text.substr(pos, end - pos);
         pos = end + 1;
-        ++line_no;
         std::string_view f[5];
         if (split_tabs(line, f, 5) < 4) continue;
         int64_t start = 0, stop = 0;
-        if (!parse_int(f[0], start) || !parse_int(f[1], stop))
-            return error_at(path + ":" + std::to_string(line_no),
-                            "not a ninja log entry (start and end must be numbers)");
+        if (!entry_times(f[0], f[1], start, stop)) continue; // as ninja skips it
         runs.add(start, stop, f[3]);
     }
     return log;
@@ -116,11 +124,8 @@ std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
         const size_t n = split_tabs(text.substr(pos, end - pos), f, 5);
         pos = end + 1;
         int64_t start = 0, stop = 0;
-        if (n < 4 || !parse_int(f[0], start) || !parse_int(f[1], stop) || stop < start || start < 0)
-            continue;
-        // A damaged log must not overflow the sums made of these (about 35
-        // years of milliseconds is more than any edge takes).
-        out[std::string(f[3])] = std::min<int64_t>(stop - start, int64_t{1} << 40);
+        if (n < 4 || !entry_times(f[0], f[1], start, stop)) continue;
+        out[std::string(f[3])] = stop - start;
     }
     return out;
 }

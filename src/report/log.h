@@ -31,12 +31,15 @@ struct BuildLog {
 /// hash columns; only the hash differs). ninja appends a line per output as
 /// edges finish and restarts its clock for every build, so a drop in end times
 /// starts a new build; the last one is kept (an output logged twice in it keeps
-/// its first place and its last times). Lines with fewer than four fields are
-/// skipped. Errors name `path`: not a ninja log, an unsupported version, a bad number.
+/// its first place and its last times). Lines with fewer than four fields, or
+/// whose times ninja cannot have written (not numbers, negative, an end before
+/// the start, over 2^32 ms), are skipped, as ninja skips lines it cannot read.
+/// Errors name `path`: not a ninja log, an unsupported version.
 Result<BuildLog> parse_log(std::string_view text, const std::string& path);
 
 /// How long each output's edge took the last time it ran, in milliseconds,
-/// over every build the log holds (lines that are not entries are skipped).
+/// over every build the log holds (lines that are not entries, or damaged as
+/// parse_log() skips them, are skipped).
 std::unordered_map<std::string, int64_t> last_durations(std::string_view text);
 
 /// Reads and parses the log at `path`; errors name it as `shown` (a missing
