@@ -1,5 +1,6 @@
 #include "gen/compdb.h"
 
+#include "compile/command.h"
 #include "compile/shell.h"
 #include "gen/paths.h"
 #include "util/file.h"
@@ -57,9 +58,30 @@ Result<std::string> string_member(const json& obj, const char* key, const std::s
     return it->get<std::string>();
 }
 
-/// argv from "arguments" (preferred, as clang tools do) or a split "command".
+/// A "command" with shell operators, as Entry::shell describes: a `cd DIR &&`
+/// form regen understands becomes the compiler's words run in DIR (relative
+/// to `e.directory`); anything else runs as written, its words kept for -o.
+void shell_command(const std::string& command, std::string why, Entry& e) {
+    compile::Recognised rec = compile::recognise(command);
+    if (rec.command) {
+        compile::CompileCommand& c = *rec.command;
+        if (!c.env.empty()) e.argv = {"env"};
+        e.argv.insert(e.argv.end(), c.env.begin(), c.env.end());
+        e.argv.insert(e.argv.end(), c.launcher.begin(), c.launcher.end());
+        e.argv.insert(e.argv.end(), c.argv.begin(), c.argv.end());
+        if (!c.cwd.empty()) e.directory = absolute_in(e.directory, c.cwd);
+        return;
+    }
+    e.shell = command;
+    e.shell_reason = rec.reason.empty() ? std::move(why) : std::move(rec.reason);
+    for (compile::ShellToken& t : compile::split_shell(command).tokens)
+        if (t.kind == compile::ShellToken::Kind::Word) e.argv.push_back(std::move(t.text));
+}
+
+/// argv from "arguments" (preferred, as clang tools do) or a split "command";
+/// a command that is more than words goes through shell_command() into `e`.
 Result<std::vector<std::string>> entry_argv(const json& obj, const std::string& path,
-                                            std::size_t index) {
+                                            std::size_t index, Entry& e) {
     if (auto it = obj.find("arguments"); it != obj.end()) {
         if (!it->is_array())
             return entry_error(path, index, "\"arguments\" is not an array of strings");
@@ -74,10 +96,18 @@ Result<std::vector<std::string>> entry_argv(const json& obj, const std::string& 
     }
     if (auto it = obj.find("command"); it != obj.end()) {
         if (!it->is_string()) return entry_error(path, index, "\"command\" is not a string");
+        const std::string& command = it->get_ref<const std::string&>();
         std::vector<std::string> words;
-        if (auto why = compile::split_words(it->get_ref<const std::string&>(), words); !why.empty())
-            return entry_error(path, index, fmt::format("cannot split \"command\": {}", why));
-        if (words.empty()) return entry_error(path, index, "\"command\" is empty");
+        if (auto why = compile::split_words(command, words); !why.empty()) {
+            // Operators the shell runs (`cd x && cc ...`, as `ninja -t compdb`
+            // writes them) are fine; text it would expand or cannot read is not.
+            if (!compile::split_shell(command).unsupported.empty())
+                return entry_error(path, index, fmt::format("cannot split \"command\": {}", why));
+            shell_command(command, std::move(why), e);
+            words = std::move(e.argv);
+        }
+        if (words.empty() && e.shell.empty())
+            return entry_error(path, index, "\"command\" is empty");
         return words;
     }
     return entry_error(path, index, "missing \"command\" or \"arguments\"");
@@ -91,24 +121,25 @@ Result<Entry> parse_entry(const json& obj, const std::string& path, std::size_t 
     if (!directory) return directory.error();
     auto file = string_member(obj, "file", path, index);
     if (!file) return file.error();
-    auto argv = entry_argv(obj, path, index);
-    if (!argv) return argv.error();
     Entry e;
     e.index = index;
     e.directory = absolute_in(base_dir, *directory);
-    e.file = absolute_in(e.directory, *file);
+    // "file" and "output" are relative to "directory", -o to where the command runs.
+    const std::string listed_in = e.directory;
+    e.file = absolute_in(listed_in, *file);
+    auto argv = entry_argv(obj, path, index, e);
+    if (!argv) return argv.error();
     e.argv = std::move(argv).value();
-    std::string output;
     if (auto it = obj.find("output"); it != obj.end()) {
         auto out = string_member(obj, "output", path, index);
         if (!out) return out.error();
-        output = *out;
+        e.output = absolute_in(listed_in, *out);
     } else {
-        output = find_output_arg(e.argv);
+        std::string output = find_output_arg(e.argv);
         if (output.empty())
             return entry_error(path, index, "no \"output\" and no -o in the command");
+        e.output = absolute_in(e.directory, output);
     }
-    e.output = absolute_in(e.directory, output);
     return e;
 }
 

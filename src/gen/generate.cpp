@@ -99,6 +99,13 @@ ninja::BuildStatement plain_edge(const Entry& e, const std::string& ninja_dir) {
     ninja::BuildStatement b;
     b.outputs = {spell_from(ninja_dir, e.output)};
     b.inputs = {spell_from(ninja_dir, e.file)};
+    if (!e.shell.empty()) { // run as written, in a subshell after the cd
+        b.rule = kRunRule;
+        b.bindings = {
+            {"command", "cd " + compile::quote_word(e.directory) + " && (" + e.shell + ")", true},
+            {"description", "RUN " + b.outputs[0], true}};
+        return b;
+    }
     if (depfile.empty() && !is_compile(argv)) {
         b.rule = kRunRule;
         b.bindings = {{"command", in_directory(e.directory, argv), true},
@@ -135,6 +142,10 @@ void leave(EntryDecision& d, const compile::Decision& reason) {
 std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
                                       const GenOptions& options, std::vector<std::string>& notes,
                                       EntryDecision& d) {
+    if (!e.shell.empty()) {
+        leave(d, {compile::Reason::NotSimple, e.shell_reason});
+        return std::nullopt;
+    }
     auto rec = compile::recognise_argv(e.argv);
     if (!rec.command) {
         leave(d, {compile::Reason::NotSimple, rec.reason});

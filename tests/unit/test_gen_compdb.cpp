@@ -141,9 +141,36 @@ TEST_CASE("gen compdb: an entry without output is an error") {
           "cc.json: error: entry 0: no \"output\" and no -o in the command");
 }
 
-TEST_CASE("gen compdb: a command the shell would do more with than split is refused") {
+TEST_CASE("gen compdb: a command the shell would expand or cannot split is refused") {
     auto msg = error_of(R"([{"directory": "/w", "file": "a.c", "command": "cc -c 'a.c -o a.o"}])");
     CHECK(msg.rfind("cc.json: error: entry 0: cannot split \"command\": ", 0) == 0);
+}
+
+TEST_CASE("gen compdb: shell operators: `cd DIR &&` is understood, anything else runs as written") {
+    // As `ninja -t compdb` writes a rule that changes directory, beside a pipe.
+    auto db = parse_compdb(R"([
+      {"directory": "/w", "command": "cd sub && FOO=1 ccache hipcc -c ../k.hip -o k.o", "file": "k.hip"},
+      {"directory": "/w", "command": "cd /abs && cc -c a.c -o a.o", "file": "a.c", "output": "o/a.o"},
+      {"directory": "/w", "command": "gen.sh | cc -x c -c - -o p.o", "file": "p.c"}
+    ])",
+                           "cc.json", "/base");
+    REQUIRE(db.ok());
+    REQUIRE(db->entries.size() == 3);
+    const auto& k = db->entries[0];
+    CHECK(k.shell.empty());
+    CHECK(k.directory == "/w/sub");
+    CHECK(k.argv == std::vector<std::string>{"env", "FOO=1", "ccache", "hipcc", "-c", "../k.hip",
+                                             "-o", "k.o"});
+    CHECK(k.file == "/w/k.hip"); // "file" and "output" are relative to "directory"
+    CHECK(k.output == "/w/sub/k.o");
+    const auto& a = db->entries[1];
+    CHECK(a.directory == "/abs");
+    CHECK(a.output == "/w/o/a.o");
+    const auto& p = db->entries[2];
+    CHECK(p.shell == "gen.sh | cc -x c -c - -o p.o");
+    CHECK(p.shell_reason == "the command is not a simple command (operator '|')");
+    CHECK(p.directory == "/w");
+    CHECK(p.output == "/w/p.o");
 }
 
 TEST_CASE("gen compdb: two entries writing one output name both entries") {

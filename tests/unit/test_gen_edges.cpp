@@ -135,6 +135,29 @@ TEST_CASE("gen generate: a command that does not compile gets no header deps") {
           std::string::npos);
 }
 
+TEST_CASE(
+    "gen generate: a command with shell operators runs as written, unsplit, with its reason") {
+    Database db;
+    Entry e = entry(0, "/w",
+                    {"gen.sh", "clang++-15", "--offload-arch=gfx906", "--offload-arch=gfx90a", "-x",
+                     "hip", "-c", "-", "-o", "p.o"},
+                    "/w/p.hip", "/w/p.o");
+    e.shell = "gen.sh | clang++-15 --offload-arch=gfx906 --offload-arch=gfx90a -x hip -c - -o p.o";
+    e.shell_reason = "the command is not a simple command (operator '|')";
+    db.entries.push_back(e);
+    auto g = generate(db, options_in("/w"));
+    REQUIRE(g.ok());
+    CHECK(g->plain == 1);
+    CHECK(g->split == 0);
+    CHECK(g->text.find("build p.o: phc_run p.hip\n  command = cd /w && (gen.sh | clang++-15 "
+                       "--offload-arch=gfx906 --offload-arch=gfx90a -x hip -c - -o p.o)\n") !=
+          std::string::npos);
+    REQUIRE(g->decisions.size() == 1);
+    CHECK_FALSE(g->decisions[0].split);
+    CHECK(g->decisions[0].code == "not-simple");
+    CHECK(g->decisions[0].text == e.shell_reason);
+}
+
 TEST_CASE("gen generate: the same database gives the same bytes") {
     Database db;
     db.entries.push_back(entry(0, "/w", {"g++", "-c", "a.cpp", "-o", "a.o"}, "/w/a.cpp", "/w/a.o"));
