@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
+#include <span>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -385,18 +386,55 @@ std::string shown_probe(const ProbeRequest& req, const std::vector<std::string>&
     return cut(join_command(argv) + " -###", kShownMax);
 }
 
+/// Compiler arguments longer than this (in bytes, with their NULs) go to the
+/// driver in a response file: the kernel refuses an argv over ARG_MAX (2 MB
+/// with an 8 MB stack, shared with the environment) or one word over 128 KB
+/// ("Argument list too long"), which the build's own compile, reading its
+/// response file, never meets.
+constexpr size_t kMaxArgBytes = 96 << 10;
+
+/// `words` as a response file clang reads back word for word (GNU rules: in
+/// double quotes, a backslash takes the next character as it is).
+std::string rsp_text(std::span<const std::string> words) {
+    std::string out;
+    for (const std::string& w : words) {
+        out += '"';
+        for (char c : w) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += "\"\n";
+    }
+    return out;
+}
+
 /// Runs `req.argv extra... -###` and returns what it printed; messages show
-/// `original`, the request as the caller made it.
+/// `original`, the request as the caller made it. Arguments over kMaxArgBytes
+/// are passed in a response file in `rsp_dir` (the probe's scratch folder).
 Result<std::string> run_jobs(const ProbeRequest& req, const std::vector<std::string>& extra,
-                             const ProbeRequest& original) {
+                             const ProbeRequest& original, const std::string& rsp_dir) {
+    if (req.argv.empty()) return make_error("empty compile command");
     std::vector<std::string> argv;
     if (!req.env.empty()) {
         argv.push_back("env");
         argv.insert(argv.end(), req.env.begin(), req.env.end());
     }
-    argv.insert(argv.end(), req.argv.begin(), req.argv.end());
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    argv.push_back("-###");
+    std::vector<std::string> args(req.argv.begin() + 1, req.argv.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("-###");
+    size_t bytes = 0;
+    for (const std::string& a : args)
+        bytes += a.size() + 1;
+    argv.push_back(req.argv[0]);
+    if (bytes > kMaxArgBytes && !rsp_dir.empty()) {
+        const std::string rsp = rsp_dir + "/probe-" + std::to_string(extra.size()) + ".rsp";
+        if (auto st = util::write_file_atomic(rsp, rsp_text(args)); !st)
+            return make_error("cannot run the compiler probe `" + shown_probe(original, extra) +
+                              "`: " + st.error().text());
+        argv.push_back("@" + rsp);
+    } else {
+        argv.insert(argv.end(), args.begin(), args.end());
+    }
     auto done = util::run_capture(argv, req.cwd);
     if (!done)
         return make_error("cannot run the compiler probe `" + shown_probe(original, extra) +
@@ -506,7 +544,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
         pack.push_back(w.substr(0, file + 5) + image +
                        (comma == std::string::npos ? "" : w.substr(comma)));
     }
-    auto packed = util::run_capture(pack, {});
+    auto packed = util::run_capture(pack);
     if (!packed || packed->exit_code != 0) return Ok{};
     std::vector<std::string> dry = wrapper;
     dry.back() = scratch + "/phc-probe.out";
@@ -514,7 +552,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
         if (dry[i] == "-o") dry[i + 1] = scratch + "/phc-probe.hipfb";
     dry.insert(dry.begin(), {"env", "TMPDIR=" + scratch});
     dry.insert(dry.end(), {"--dry-run", "--wrapper-verbose"});
-    auto ran = util::run_capture(dry, {});
+    auto ran = util::run_capture(dry);
     if (!ran || ran->exit_code != 0) return Ok{};
     const std::string temp = scratch + "/";
     std::vector<std::vector<std::string>> compiles;
@@ -567,7 +605,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
 Result<ProbeResult> run_probe(const ProbeRequest& original) {
     Scratch scratch(original);
     const ProbeRequest& req = scratch.request();
-    auto jobs = run_jobs(req, {}, original);
+    auto jobs = run_jobs(req, {}, original, scratch.dir());
     if (!jobs) return jobs.error();
     auto r = parse_jobs(*jobs);
     if (!r) return make_error(r.error().message + " (probe `" + shown_probe(original, {}) + "`)");
@@ -576,7 +614,8 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         if (r->codegen.empty() && r->embed_option.empty()) return r; // not understood
     }
     if (r->driver == DriverKind::Old || !r->codegen.empty() || !r->embed_option.empty()) {
-        auto host = run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"}, original);
+        auto host =
+            run_jobs(req, {"--offload-host-only", "-cuid=phcprobecuid"}, original, scratch.dir());
         if (!host) return host.error();
         r->host_takes_cuid = cc1_job_has(*host, false, "-cuid=phcprobecuid");
         // clang 22 writes no depfile for a device-only compile (-MD is ignored).
@@ -585,7 +624,7 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
         if (!r->archs.empty())
             one.insert(one.end(), {"--no-offload-arch=all", "--offload-arch=" + r->archs[0]});
         if (r->driver == DriverKind::New) one.push_back("-emit-llvm");
-        auto device = run_jobs(req, one, original);
+        auto device = run_jobs(req, one, original, scratch.dir());
         if (!device) return device.error();
         r->device_takes_depfile = cc1_job_has(*device, true, "-dependency-file");
     }
@@ -596,7 +635,7 @@ Result<DriverJobs> run_driver_jobs(const ProbeRequest& original) {
     Scratch scratch(original);
     if (scratch.dir().empty())
         return make_error("cannot create a scratch directory for the driver's temporary files");
-    auto text = run_jobs(scratch.request(), {}, original);
+    auto text = run_jobs(scratch.request(), {}, original, scratch.dir());
     if (!text) return text.error();
     DriverJobs d;
     d.jobs = jobs_of(*text);
