@@ -1,15 +1,19 @@
 // ProbeCache (declared in probe.h): memory first, then the JSON file, then the compiler.
 #include "compile/analysis.h"
+#include "compile/command.h"
 #include "compile/options.h"
 #include "probe/probe.h"
 #include "util/file.h"
+#include "util/subprocess.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
@@ -277,20 +281,69 @@ bool bundle_fits(const ProbeResult& r) {
     return hosts == 1 && k == r.archs.size();
 }
 
-/// True when `r`, a cache entry, can stand for what a probe of a compile naming
-/// `argv` gives (see ProbeCache::get): checks what a careless edit, a truncated
+/// An executable regular file (links followed).
+bool executable(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
+}
+
+/// The program `name` (clang-offload-bundler, ...) that the clang driver of
+/// `req` runs now, found as clang finds its tools (Driver::GetProgramPath):
+/// in each -B prefix, in the folder the compiler was named from (its
+/// InstalledDir: argv[0], looked up in PATH when it has no '/'), in the folder
+/// of its real file, then in PATH. nullopt when the compiler is no clang (hipcc
+/// runs a clang of its own choosing) or is not found; "" when no such program is.
+std::optional<std::string> driver_program(const ProbeRequest& req, const std::string& name) {
+    if (req.argv.empty() || compile::compiler_kind(req.argv[0]) != compile::CompilerKind::Clang)
+        return std::nullopt;
+    const std::string& cc = req.argv[0];
+    const std::string named =
+        cc.find('/') == std::string::npos ? util::find_program(cc) : util::join_path(req.cwd, cc);
+    char real[PATH_MAX];
+    if (named.empty() || !::realpath(named.c_str(), real)) return std::nullopt;
+    std::vector<std::string> dirs;
+    for (const ParsedArg& a : parse_args(req.argv)) {
+        if (!a.is("-B")) continue;
+        struct stat st {};
+        if (::stat(util::join_path(req.cwd, a.value).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            dirs.push_back(a.value);
+        else if (executable(util::join_path(req.cwd, a.value + name))) // a prefix: "-B/x/pre-"
+            return a.value + name;
+    }
+    auto dir_of = [](const std::string& p) { return p.substr(0, p.rfind('/')); };
+    dirs.push_back(dir_of(named));
+    dirs.push_back(dir_of(real));
+    for (const std::string& d : dirs)
+        if (std::string p = util::join_path(req.cwd, d + "/" + name); executable(p)) return p;
+    return util::find_program(name);
+}
+
+/// True when `bundler` (an entry's) is the program the driver of `req` would run
+/// for it now: the same file as driver_program() finds by its name. A compiler
+/// whose choice is not known here (hipcc) accepts any known tool's name.
+bool bundler_fits(const std::string& bundler, const ProbeRequest& req) {
+    const std::string name(compile::base_name(bundler));
+    if (name != "clang-offload-bundler" && name != "clang-offload-packager" &&
+        name != "llvm-offload-binary")
+        return false;
+    std::optional<std::string> now = driver_program(req, name);
+    if (!now) return true;
+    return !now->empty() && util::file_id(*now) == util::file_id(bundler);
+}
+
+/// True when `r`, a cache entry, can stand for what a probe of compile `req`
+/// gives (see ProbeCache::get): checks what a careless edit, a truncated
 /// or a foreign cache can get wrong, cheaply and without running anything.
-bool fits(const ProbeResult& r, const std::vector<std::string>& argv) {
+bool fits(const ProbeResult& r, const ProbeRequest& req) {
+    const std::vector<std::string>& argv = req.argv;
     if (r.driver == DriverKind::None ||
         (r.driver == DriverKind::New && r.codegen.empty() && r.embed_option.empty()))
         return r.archs.empty() && r.bundler_args.empty() && r.codegen.empty(); // nothing to split
     if (!r.embed_option.empty() && (r.driver != DriverKind::New || !r.codegen.empty() || !r.rdc))
         return false;
     if (r.archs.empty() || r.bundler.empty() || r.bundler[0] != '/') return false;
-    struct stat st {};
-    if (::stat(r.bundler.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        ::access(r.bundler.c_str(), X_OK) != 0)
-        return false;
+    if (!executable(r.bundler) || !bundler_fits(r.bundler, req)) return false;
     std::vector<std::string> sorted = r.archs;
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return false;
@@ -379,7 +432,7 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     const std::string key = probe_key_with(*head->second, req.argv);
     if (auto it = entries_.find(key); it != entries_.end()) {
         // The architectures are part of the key, so one check per key suffices.
-        if (checked_.contains(key) || fits(it->second, req.argv)) {
+        if (checked_.contains(key) || fits(it->second, req)) {
             checked_.insert(key);
             return it->second;
         }

@@ -1,3 +1,4 @@
+#include "compile/rspfile.h"
 #include "fake_probe.h"
 #include "probe/probe.h"
 #include "util/file.h"
@@ -215,6 +216,38 @@ TEST_CASE("probe: private TMPDIR removed afterwards, stand-ins for missing input
     CHECK(input->find(".hip") != std::string::npos);
     CHECK(input->find("gen/missing.hip") == std::string::npos);
     CHECK(system(("rm -rf " + d).c_str()) == 0);
+}
+
+TEST_CASE("probe: a command too long for the kernel reaches the driver in a response file") {
+    char dir[] = "/tmp/phc-unit-probe-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    std::string d = dir;
+    std::string data = std::string(PHC_TEST_DATA) + "/split/c15.txt";
+    // Keeps the response file it is given (its folder is removed afterwards).
+    std::string cc = d + "/clang++";
+    REQUIRE(util::write_file_atomic(cc, "#!/bin/sh\necho $# > " + d +
+                                            "/argc\nfor a; do case $a in @*) cp \"${a#@}\" " + d +
+                                            "/seen.rsp;; esac; done\ncat '" + data + "' >&2\n")
+                .ok());
+    REQUIRE(::chmod(cc.c_str(), 0755) == 0);
+    REQUIRE(util::write_file_atomic(d + "/a.hip", "").ok());
+    // 3.5 MB of defines, as a generated build's flags may be: over ARG_MAX.
+    std::vector<std::string> argv{cc, "--offload-arch=gfx906", "-D Q=\"a b\"\\"};
+    for (int i = 0; argv.size() < 100000; ++i)
+        argv.push_back(fmt::format("-DPHC_LONG_DEFINE_NUMBER_{}=1", i));
+    argv.insert(argv.end(), {"-c", "a.hip", "-o", "a.o"});
+    auto r = run_probe({{}, argv, d});
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    auto argc = util::read_file(d + "/argc");
+    REQUIRE(argc.ok());
+    CHECK(*argc == "1\n");
+    auto seen = util::read_file(d + "/seen.rsp");
+    REQUIRE(seen.ok());
+    std::vector<std::string> words = compile::split_rsp(*seen);
+    REQUIRE(words.size() > argv.size());
+    CHECK(std::equal(argv.begin() + 1, argv.end(), words.begin()));
+    CHECK(words.back() == "-###");
+    CHECK(std::system(("rm -rf " + d).c_str()) == 0);
 }
 
 TEST_CASE("bundle entries: the architecture after any spelling of the triple") {
@@ -469,6 +502,17 @@ TEST_CASE("probe cache: an entry that does not fit the command is probed again a
          [](json& e, const FakeClang& f) { e["bundler"] = f.dir + "/missing-bundler"; }},
         {"a bundler without a path",
          [](json& e, const FakeClang&) { e["bundler"] = "clang-offload-bundler"; }},
+        // Another bundler that exists: the driver runs the one beside it (issue 24).
+        {"another existing bundler",
+         [](json& e, const FakeClang& f) {
+             const std::string other = f.dir + "/other/clang-offload-bundler";
+             REQUIRE(util::make_dirs(f.dir + "/other").ok());
+             REQUIRE(util::write_file_atomic(other, "#!/bin/sh\n").ok());
+             REQUIRE(::chmod(other.c_str(), 0755) == 0);
+             e["bundler"] = other;
+         }},
+        {"another program as the bundler",
+         [](json& e, const FakeClang& f) { e["bundler"] = f.cc; }},
         // The new driver's RDC packer option on an old-driver bundle.
         {"an embed option for a bundler",
          [](json& e, const FakeClang&) { e["embed_option"] = "-fembed-offload-object="; }},
