@@ -137,19 +137,6 @@ std::vector<std::string> relinked(const compile::LinkAnalysis& l, const std::str
     return argv;
 }
 
-/// "section .text at offset 0x1a (file offset 0x5a)" for file offset `at` of `bytes`.
-std::string place(std::string_view bytes, uint64_t at) {
-    auto o = util::elf::parse(bytes);
-    if (!o) return fmt::format("byte {:#x}", at);
-    if (at < 64) return fmt::format("the ELF header (byte {:#x})", at);
-    if (int s = o->section_at(at); s >= 0) {
-        const util::elf::Section& sec = o->sections[static_cast<size_t>(s)];
-        return fmt::format("section {} at offset {:#x} (file offset {:#x})", sec.name,
-                           at - sec.offset, at);
-    }
-    return fmt::format("file offset {:#x}, outside every section (headers or padding)", at);
-}
-
 /// The words of NAME=value assignments, for SpawnOptions.
 std::vector<std::pair<std::string, std::string>> env_pairs(const std::vector<std::string>& env) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -170,17 +157,6 @@ Result<std::vector<Target>> split_targets(const std::string& manifest, const std
     std::string from = compdb.empty() ? generated_from(*text) : compdb;
     if (from.empty()) return regen_targets(*split, manifest);
     return gen_targets(*split, manifest, from);
-}
-
-std::string first_difference(std::string_view split, std::string_view reference) {
-    size_t n = std::min(split.size(), reference.size()), i = 0;
-    while (i < n && split[i] == reference[i])
-        ++i;
-    if (i == n && split.size() == reference.size()) return {};
-    std::string out = "first difference in " + place(split, i);
-    if (split.size() != reference.size())
-        out += fmt::format("; {} bytes, the driver's {}", split.size(), reference.size());
-    return out;
 }
 
 Result<Verdict> check_target(const Target& t, const std::string& scratch) {
@@ -221,7 +197,7 @@ Result<Verdict> check_target(const Target& t, const std::string& scratch) {
     if (!mine) return mine.error();
     auto theirs = util::read_file(ref);
     if (!theirs) return theirs.error();
-    std::string diff = first_difference(*mine, *theirs);
+    std::string diff = util::elf::first_difference(*mine, *theirs);
     return Verdict{diff.empty(), diff};
 }
 

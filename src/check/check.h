@@ -34,11 +34,6 @@ struct Target {
 /// working directory, which is the build directory.
 Result<std::vector<Target>> split_targets(const std::string& manifest, const std::string& compdb);
 
-/// Where `split` first differs from `reference`, in words: "" when equal,
-/// else "section .text at offset 0x1a (file offset 0x5a)", "the ELF header",
-/// "the section headers" or "byte N", and the sizes when they differ.
-std::string first_difference(std::string_view split, std::string_view reference);
-
 /// What checking one target found.
 struct Verdict {
     bool identical = false;

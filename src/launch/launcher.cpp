@@ -2,6 +2,8 @@
 
 #include "launch/output.h"
 #include "launch/trace.h"
+#include "util/elf.h"
+#include "util/file.h"
 
 #include <cerrno>
 #include <csignal>
@@ -49,14 +51,17 @@ void print_device_output(const std::vector<Job>& jobs, const RunReport& rep) {
     write_all(2, merge_outputs(errs, complete));
 }
 
-/// Runs one job (bundle or host) in the implicit slot, printing its output.
+/// Runs one job (bundle or host) in the implicit slot, printing its output
+/// (the driver's own compile of PHC_CHECK only when it fails: its diagnostics
+/// are the split's again).
 RunReport run_one(const Job& job, Jobserver& js, SignalPipe& signals, const LaunchOptions& opt,
                   Tracer& tracer, const std::string& trace_name) {
     RunOptions ro;
     ro.grace_ms = opt.grace_ms;
     ro.on_done = [&](size_t, const JobResult& r) { tracer.record(r, trace_name); };
     RunReport rep = run_jobs({job}, js, signals, ro);
-    if (rep.jobs[0].state != JobResult::State::Stopped) {
+    const bool quiet = job.label == "check" && rep.first_failure < 0;
+    if (rep.jobs[0].state != JobResult::State::Stopped && !quiet) {
         write_all(1, rep.jobs[0].out);
         write_all(2, rep.jobs[0].err);
     }
@@ -71,6 +76,19 @@ Outcome outcome_of(const RunReport& rep) {
         return {status == 0 ? 1 : status, 0};
     }
     return {};
+}
+
+/// PHC_CHECK=1: the object against the driver's own; an error line when they differ.
+Outcome compare_with_reference(const SplitJobs& jobs) {
+    auto mine = util::read_file(jobs.object);
+    auto theirs = util::read_file(jobs.reference);
+    std::string diff = !mine     ? mine.error().text()
+                       : !theirs ? theirs.error().text()
+                                 : util::elf::first_difference(*mine, *theirs);
+    if (diff.empty()) return {};
+    write_all(2, "phc-launch: error: " + jobs.name +
+                     " is not the driver's own compile (PHC_CHECK=1): " + diff + "\n");
+    return {1, 0};
 }
 
 /// Removes the command's outputs after a failure, as the compiler would: only
@@ -109,6 +127,7 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
         }
         if (o.exit_code != 0) break;
     }
+    if (o.exit_code == 0 && !jobs.reference.empty()) o = compare_with_reference(jobs);
     if (o.exit_code != 0) remove_outputs(jobs.outputs);
     return o;
 }

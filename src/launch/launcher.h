@@ -20,6 +20,9 @@ struct SplitJobs {
     std::vector<std::vector<Job>> waves;
     std::vector<std::string> outputs; ///< the command's own outputs (object or link, depfile)
     std::string name;                 ///< the object's path, for the trace log
+    /// PHC_CHECK=1: the object, and the driver's own compile of it that the
+    /// last job writes, to compare once every job succeeded ("" for none).
+    std::string object, reference;
 };
 
 /// Settings from the environment.

@@ -155,6 +155,15 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     auto plan = split::plan(std::move(a), cache, opts);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
+    // PHC_CHECK=1: the driver's own compile, after the split, to compare with.
+    std::string reference;
+    if (const char* c = std::getenv("PHC_CHECK"); c && std::string_view(c) == "1") {
+        reference = private_dir + "/check.o";
+        split::Step s =
+            split::reference_step(plan->analysis, plan->cuid, reference, private_dir + "/check.d");
+        s.inputs = {plan->analysis.output};
+        plan->steps.push_back(std::move(s));
+    }
     if (plan->analysis.rsp) {
         if (auto st = use_response_files(plan->steps, plan->analysis.command.argv[0], private_dir);
             !st)
@@ -163,6 +172,10 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     SplitJobs jobs = to_jobs(in_private_tmp(std::move(plan->steps), private_dir),
                              plan->analysis.output, plan->analysis.command.cwd);
     if (!plan->rdc) bundle_by_descriptor(jobs, plan->bundle, std::getenv("CCACHE_EXTRAFILES"));
+    if (!reference.empty()) {
+        jobs.object = util::join_path(plan->analysis.command.cwd, plan->analysis.output);
+        jobs.reference = util::join_path(plan->analysis.command.cwd, reference);
+    }
     return Planned{std::move(jobs), {}};
 }
 

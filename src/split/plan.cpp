@@ -30,6 +30,8 @@ std::string_view step_kind_name(StepKind k) {
         return "host-link";
     case StepKind::Embed:
         return "embed";
+    case StepKind::Check:
+        return "check";
     }
     return "?";
 }
@@ -309,7 +311,7 @@ Step embed_step(const compile::Analysis& a, const Plan& plan, const std::string&
 Step reference_step(const compile::Analysis& a, const std::string& cuid, const std::string& output,
                     const std::string& depfile) {
     Step s;
-    s.kind = StepKind::Host;
+    s.kind = StepKind::Check;
     s.cwd = a.command.cwd;
     s.env = a.command.env;
     s.inputs = {a.source};

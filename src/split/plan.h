@@ -30,10 +30,11 @@ enum class StepKind {
     FatbinObject, ///< link: the object that embeds the bundle
     HostLink,     ///< link: the host link writing the output
     Embed,        ///< compile (--overlap-host): the host object with the bundle put in
+    Check,        ///< the driver's own whole compile, to compare with (reference_step)
 };
 
 /// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link",
-/// "embed".
+/// "embed", "check".
 std::string_view step_kind_name(StepKind k);
 
 /// One process to run. Paths are as the command wrote them: relative to `cwd`.

@@ -57,6 +57,19 @@ Result<int> symbol_section(const Object& o, int symtab, uint64_t sym) {
     return static_cast<int>(shndx);
 }
 
+/// "section .text at offset 0x1a (file offset 0x5a)" for file offset `at` of `bytes`.
+std::string place(std::string_view bytes, uint64_t at) {
+    auto o = parse(bytes);
+    if (!o) return fmt::format("byte {:#x}", at);
+    if (at < 64) return fmt::format("the ELF header (byte {:#x})", at);
+    if (int s = o->section_at(at); s >= 0) {
+        const Section& sec = o->sections[static_cast<size_t>(s)];
+        return fmt::format("section {} at offset {:#x} (file offset {:#x})", sec.name,
+                           at - sec.offset, at);
+    }
+    return fmt::format("file offset {:#x}, outside every section (headers or padding)", at);
+}
+
 } // namespace
 
 int Object::find(std::string_view name) const {
@@ -135,6 +148,17 @@ Result<std::vector<Reference>> references_to(const Object& o, int target) {
                 out.push_back({static_cast<int>(r.info), get<uint64_t>(o.bytes, r.offset + at)});
         }
     }
+    return out;
+}
+
+std::string first_difference(std::string_view split, std::string_view reference) {
+    size_t n = std::min(split.size(), reference.size()), i = 0;
+    while (i < n && split[i] == reference[i])
+        ++i;
+    if (i == n && split.size() == reference.size()) return {};
+    std::string out = "first difference in " + place(split, i);
+    if (split.size() != reference.size())
+        out += fmt::format("; {} bytes, the driver's {}", split.size(), reference.size());
     return out;
 }
 

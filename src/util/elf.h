@@ -62,4 +62,10 @@ struct Reference {
 /// relocation or symbol table is malformed.
 Result<std::vector<Reference>> references_to(const Object& o, int target);
 
+/// Where the object `split` first differs from `reference`, in words: "" when
+/// equal, else "first difference in section .text at offset 0x1a (file offset
+/// 0x5a)" (or in the ELF header, outside every section, at a byte of a file
+/// that is no ELF object), and both sizes when they differ.
+std::string first_difference(std::string_view split, std::string_view reference);
+
 } // namespace phc::util::elf

@@ -1,0 +1,173 @@
+// The ELF reader and the embed step's guard (split/embed.h) on small objects
+// made here, byte by byte: a .hip_fatbin holding the placeholder, the
+// fat-binary wrapper pointing into it, and optionally code that does too.
+#include "split/embed.h"
+#include "util/elf.h"
+#include "util/file.h"
+
+#include <cstdint>
+#include <doctest/doctest.h>
+#include <string>
+#include <vector>
+
+using namespace phc;
+
+namespace {
+
+void put(std::string& b, uint64_t at, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i)
+        b[at + static_cast<uint64_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+struct Sec {
+    std::string name, data;
+    uint32_t type = 1, link = 0, info = 0;
+    uint64_t entsize = 0;
+};
+
+/// An ELF64 relocatable object with `secs` after the null section and a
+/// .shstrtab last.
+std::string object(std::vector<Sec> secs) {
+    Sec names{".shstrtab", std::string(1, '\0'), 3};
+    std::vector<uint32_t> at;
+    for (const Sec& s : secs) {
+        at.push_back(static_cast<uint32_t>(names.data.size()));
+        names.data += s.name + '\0';
+    }
+    at.push_back(static_cast<uint32_t>(names.data.size()));
+    names.data += names.name + '\0';
+    secs.push_back(names);
+    std::string b(64, '\0');
+    b.replace(0, 4,
+              "\x7f"
+              "ELF");
+    b[4] = 2;
+    b[5] = 1;
+    std::vector<uint64_t> off;
+    for (const Sec& s : secs) {
+        off.push_back(b.size());
+        b += s.data;
+    }
+    const uint64_t shoff = b.size();
+    b.resize(shoff + 64 * (secs.size() + 1), '\0');
+    put(b, 40, shoff, 8);
+    put(b, 58, 64, 2);
+    put(b, 60, secs.size() + 1, 2);
+    put(b, 62, secs.size(), 2);
+    for (size_t i = 0; i < secs.size(); ++i) {
+        const uint64_t h = shoff + 64 * (i + 1);
+        put(b, h, at[i], 4);
+        put(b, h + 4, secs[i].type, 4);
+        put(b, h + 24, off[i], 8);
+        put(b, h + 32, secs[i].data.size(), 8);
+        put(b, h + 40, secs[i].link, 4);
+        put(b, h + 44, secs[i].info, 4);
+        put(b, h + 56, secs[i].entsize, 8);
+    }
+    return b;
+}
+
+/// One RELA entry at `offset` against symbol `sym`.
+std::string rela(uint64_t offset, uint64_t sym) {
+    std::string r(24, '\0');
+    put(r, 0, offset, 8);
+    put(r, 8, sym << 32 | 2, 8);
+    return r;
+}
+
+/// Sections 1 .hip_fatbin, 2 .text, 3 .hipFatBinSegment, 4 .symtab (symbol 1
+/// is .hip_fatbin's section symbol, 2 an undefined one), 5 .rela.hipFatBinSegment,
+/// 6 .rela.text whose entries point at `text_sym`.
+std::string host_object(const std::string& fatbin, uint64_t text_sym) {
+    std::string syms(72, '\0');
+    put(syms, 24 + 4, 3, 1); // STT_SECTION
+    put(syms, 24 + 6, 1, 2); // in section 1
+    return object({{".hip_fatbin", fatbin},
+                   {".text", std::string(16, '\x90')},
+                   {".hipFatBinSegment", std::string(24, '\0')},
+                   {".symtab", syms, 2, 0, 1, 24},
+                   {".rela.hipFatBinSegment", rela(8, 1), 4, 4, 3, 24},
+                   {".rela.text", rela(4, text_sym), 4, 4, 2, 24}});
+}
+
+} // namespace
+
+TEST_CASE("elf: sections and the relocations that point into one") {
+    const std::string o = host_object(std::string("PH\0", 3), 1);
+    auto e = util::elf::parse(o);
+    REQUIRE(e);
+    CHECK(e->find(".hip_fatbin") == 1);
+    CHECK(e->find(".rela.text") == 6);
+    CHECK(e->contents(e->sections[1]) == std::string("PH\0", 3));
+    auto refs = util::elf::references_to(*e, 1);
+    REQUIRE(refs);
+    REQUIRE(refs->size() == 2);
+    CHECK((*refs)[0].from == 3);
+    CHECK((*refs)[1].from == 2);
+    CHECK((*refs)[1].offset == 4);
+    CHECK(e->section_at(e->sections[2].offset + 3) == 2);
+}
+
+TEST_CASE("elf: a file cut anywhere, or not ELF at all, is an error and never read past") {
+    const std::string o = host_object("PH", 2);
+    for (size_t n = 0; n < o.size(); ++n) {
+        auto e = util::elf::parse(o.substr(0, n));
+        if (e) {
+            CHECK(n >= 64); // a header at least; then the section headers were checked
+            (void)util::elf::references_to(*e, 1);
+        }
+    }
+    CHECK_FALSE(util::elf::parse("not an object at all, but long enough to be a header.........."));
+    std::string be = o;
+    be[5] = 2;
+    CHECK(util::elf::parse(be).error().message == "not a 64-bit little-endian ELF file");
+}
+
+TEST_CASE("elf: first_difference names the section and both sizes") {
+    const std::string a = host_object("PH", 2);
+    CHECK(util::elf::first_difference(a, a).empty());
+    auto e = util::elf::parse(a);
+    REQUIRE(e);
+    std::string b = a;
+    b[e->sections[2].offset + 5] ^= 1;
+    CHECK(util::elf::first_difference(b, a).find("section .text at offset 0x5") !=
+          std::string::npos);
+    CHECK(util::elf::first_difference(a + "x", a)
+              .ends_with(std::to_string(a.size() + 1) + " bytes, the driver's " +
+                         std::to_string(a.size())));
+    CHECK(util::elf::first_difference("abc", "abd") == "first difference in byte 0x2");
+}
+
+TEST_CASE("embed: the guard takes the placeholder and the wrapper, nothing else") {
+    using split::fatbin_tail;
+    const std::string ph = "int main() {}\n";
+    auto ok = [&](const std::string& fatbin, uint64_t text_sym) {
+        auto e = util::elf::parse(host_object(fatbin, text_sym));
+        REQUIRE(e);
+        return fatbin_tail(*e, ph);
+    };
+    // clang 15 adds a NUL after the file's bytes, later ones nothing.
+    auto t = ok(ph + '\0', 2);
+    REQUIRE(t);
+    CHECK(t->present);
+    CHECK(t->tail == std::string(1, '\0'));
+    CHECK(ok(ph, 2)->tail.empty());
+    // Code that points into .hip_fatbin: a constant of the program shares it.
+    auto stray = ok(ph + '\0', 1);
+    REQUIRE_FALSE(stray);
+    CHECK(stray.error().message.find(".text at offset 0x4 refers to .hip_fatbin") == 0);
+    // Another text, a longer tail, a cut placeholder: not what the compile embedded.
+    CHECK_FALSE(ok("int main() {}\nX", 2));
+    CHECK_FALSE(ok(ph + std::string(2, '\0'), 2));
+    CHECK_FALSE(ok(ph.substr(0, 5), 2));
+    // No .hip_fatbin (a source that registers nothing): the host object as it is.
+    auto none = util::elf::parse(object({{".text", "x"}}));
+    REQUIRE(none);
+    auto n = fatbin_tail(*none, ph);
+    REQUIRE(n);
+    CHECK_FALSE(n->present);
+    // A wrapper without .hip_fatbin is nothing a compiler writes.
+    auto odd = util::elf::parse(object({{".hipFatBinSegment", std::string(24, '\0')}}));
+    REQUIRE(odd);
+    CHECK_FALSE(fatbin_tail(*odd, ph));
+}
