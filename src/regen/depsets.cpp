@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <unordered_set>
 
 namespace phc::regen {
 
@@ -22,7 +24,14 @@ namespace {
 
 constexpr std::string_view kHeader =
     "# phc-ninja: header sets of the split device compiles (src/regen/depsets.h).\n"
-    "# Written by the builds; regen keeps it. Do not edit.\n";
+    "# Written by the builds; regen keeps it. Do not edit. Should ninja ever fail\n"
+    "# to read this file (its last line cut short by a power cut), run\n"
+    "# `phc-ninja regen` in the folder above this one: it drops that line.\n";
+
+/// Larger depfiles are not ours to read (100,000 headers take about 6 MB).
+constexpr size_t kMaxDepfileBytes = 64u << 20;
+/// Nor larger files of .phc-ninja/ (the sets, their outputs and index).
+constexpr size_t kMaxStateBytes = 512u << 20;
 
 /// Whether a ninja statement can carry `path` as it is.
 bool plain_path(std::string_view path) {
@@ -64,28 +73,93 @@ std::string canonical(std::string_view path) {
     return out.empty() ? std::string(".") : out;
 }
 
-/// The index entry of a name the sets file defines: sets and chunks by their
-/// name, headers by a hash of their path.
-std::string entry_of(std::string_view name) {
-    const bool own = name.size() == 22 &&
-                     (name.starts_with("phc_s_") || name.starts_with("phc_c_")) &&
-                     name.find_first_not_of("0123456789abcdef", 6) == std::string_view::npos;
-    return own ? std::string(name) : "h_" + util::Hasher().add(name).hex64();
+/// True for the names of sets and chunks (phc_s_<hash>, phc_c_<hash>).
+bool own_name(std::string_view name) {
+    return name.size() == 22 && (name.starts_with("phc_s_") || name.starts_with("phc_c_")) &&
+           name.find_first_not_of("0123456789abcdef", 6) == std::string_view::npos;
 }
 
+/// The headers the sets file declares, as the index keeps them: by a hash of
+/// the path, in 256 files (SETS.index/h_<first two hex digits>, one hash a
+/// line) read only when needed. (Sets and chunks have an empty file each; one
+/// per header made a depfile of 100,000 headers cost 100,000 file creations.)
+class HeaderIndex {
+public:
+    explicit HeaderIndex(std::string index) : index_(std::move(index)) {}
+
+    static std::string hash(std::string_view path) { return util::Hasher().add(path).hex64(); }
+
+    /// Whether the index has (or this run added) the header of hash `h`.
+    bool has(const std::string& h) {
+        auto [it, fresh] = buckets_.try_emplace(h.substr(0, 2));
+        if (fresh)
+            if (auto text = util::read_regular_file(file(h), kMaxStateBytes))
+                for (std::string_view line : words_of_lines(*text))
+                    it->second.known.emplace(line);
+        return it->second.known.count(h) != 0;
+    }
+    /// Adds the header of hash `h` (after has() said no); written by save().
+    void add(const std::string& h) {
+        Bucket& b = buckets_[h.substr(0, 2)];
+        b.known.insert(h);
+        b.added += h + "\n";
+    }
+    /// Appends the added hashes to their files.
+    Status save() {
+        for (auto& [key, b] : buckets_) {
+            if (b.added.empty()) continue;
+            const std::string path = index_ + "/h_" + key;
+            int fd =
+                ::open(path.c_str(),
+                       O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+            const bool written = fd >= 0 && util::write_all(fd, b.added);
+            const std::string why = std::strerror(errno);
+            if (fd >= 0) ::close(fd);
+            if (!written) return error_at(path, why);
+            b.added.clear();
+        }
+        return Ok{};
+    }
+
+private:
+    struct Bucket {
+        std::unordered_set<std::string> known;
+        std::string added;
+    };
+    std::string file(const std::string& h) const { return index_ + "/h_" + h.substr(0, 2); }
+    static std::vector<std::string_view> words_of_lines(std::string_view text) {
+        std::vector<std::string_view> out;
+        for (size_t at = 0; at < text.size();) {
+            size_t nl = std::min(text.find('\n', at), text.size());
+            if (nl > at) out.push_back(text.substr(at, nl - at));
+            at = nl + 1;
+        }
+        return out;
+    }
+    std::string index_;
+    std::map<std::string, Bucket> buckets_;
+};
+
 /// Sorted output paths of the manifests (what regen wrote), for declaring
-/// headers: a path some edge writes must not be declared again.
+/// headers: a path some edge writes must not be declared again. The paths are
+/// views into `text`, so an Outputs is never copied or moved (a short string's
+/// bytes move with it and the views would dangle).
 struct Outputs {
     std::string text;
     std::vector<std::string_view> paths;
+
+    Outputs() = default;
+    Outputs(const Outputs&) = delete;
+    Outputs& operator=(const Outputs&) = delete;
     bool has(std::string_view p) const { return std::binary_search(paths.begin(), paths.end(), p); }
 };
 
-std::optional<Outputs> load_outputs(const std::string& path) {
-    auto text = util::read_file(path);
-    if (!text) return std::nullopt;
-    Outputs o;
+/// Reads SETS.outputs into `o`; false when it cannot be read.
+bool load_outputs(const std::string& path, Outputs& o) {
+    auto text = util::read_regular_file(path, kMaxStateBytes);
+    if (!text) return false;
     o.text = std::move(*text);
+    o.paths.clear();
     for (size_t at = 0; at < o.text.size();) {
         size_t nl = o.text.find('\n', at);
         if (nl == std::string::npos) nl = o.text.size();
@@ -93,16 +167,49 @@ std::optional<Outputs> load_outputs(const std::string& path) {
         at = nl + 1;
     }
     if (!std::is_sorted(o.paths.begin(), o.paths.end())) std::sort(o.paths.begin(), o.paths.end());
-    return o;
+    return true;
 }
 
 bool exists(const std::string& path) {
     return ::access(path.c_str(), F_OK) == 0;
 }
 
+/// An error when `path` is there but no regular file (links followed): the
+/// files of .phc-ninja/ are only ever read and replaced as regular files.
+Status regular_or_missing(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return error_at(path, "not a regular file");
+    return Ok{};
+}
+
+/// The words of `text` between single spaces (views into it).
+std::vector<std::string_view> words_of(std::string_view text) {
+    std::vector<std::string_view> out;
+    for (size_t at = 0; at <= text.size();) {
+        size_t sp = std::min(text.find(' ', at), text.size());
+        if (sp > at) out.push_back(text.substr(at, sp - at));
+        at = sp + 1;
+    }
+    return out;
+}
+
+/// Opens `path` to append to it when it is a regular file (never waiting on a
+/// fifo); -1 otherwise.
+int open_append(const std::string& path, int flags = 0) {
+    int fd =
+        ::open(path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags, 0644);
+    struct stat st {};
+    if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /// Creates an empty file (an index entry); true when it exists afterwards.
 bool touch(const std::string& path) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
     if (fd < 0) return false;
     ::close(fd);
     return true;
@@ -110,7 +217,7 @@ bool touch(const std::string& path) {
 
 /// The size of the sets file that `index` describes, or -1.
 long long covered(const std::string& index) {
-    auto text = util::read_file(index + "/covered");
+    auto text = util::read_regular_file(index + "/size", 64);
     if (!text || text->empty()) return -1;
     long long n = 0;
     for (char c : *text) {
@@ -122,7 +229,7 @@ long long covered(const std::string& index) {
 }
 
 Status set_covered(const std::string& index, long long size) {
-    return util::write_file_atomic(index + "/covered", std::to_string(size) + "\n");
+    return util::write_file_atomic(index + "/size", std::to_string(size) + "\n");
 }
 
 /// Removes every entry of the index folder (made when missing).
@@ -161,7 +268,7 @@ std::vector<std::string_view> defined_names(std::string_view text, size_t* whole
 /// Makes the index describe the sets file open as `fd` (locked, `size` bytes),
 /// dropping a last line cut short.
 Status rebuild_index(const std::string& sets, const std::string& index, int fd, long long* size) {
-    auto text = util::read_file(sets);
+    auto text = util::read_regular_file(sets, kMaxStateBytes);
     if (!text) return text.error();
     size_t whole = 0;
     auto names = defined_names(*text, &whole);
@@ -170,9 +277,16 @@ Status rebuild_index(const std::string& sets, const std::string& index, int fd, 
             return error_at(sets, std::strerror(errno));
     }
     if (auto st = clear_index(index); !st) return st;
-    for (std::string_view n : names)
-        if (!touch(index + "/" + entry_of(n)))
+    HeaderIndex headers(index);
+    for (std::string_view n : names) {
+        if (!own_name(n)) {
+            if (std::string h = HeaderIndex::hash(n); !headers.has(h)) headers.add(h);
+            continue;
+        }
+        if (!touch(index + "/" + std::string(n)))
             return error_at(fmt::format("{}/{}", index, n), std::strerror(errno));
+    }
+    if (auto st = headers.save(); !st) return st;
     *size = static_cast<long long>(whole);
     return set_covered(index, *size);
 }
@@ -189,16 +303,16 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
         if (auto rebuilt = rebuild_index(sets, index, fd, &size); !rebuilt) return rebuilt;
     if (exists(index + "/" + set.name)) return Ok{}; // another compile added it meanwhile
     std::string text;
-    std::vector<std::string> names;
+    std::vector<std::string> names; // of the new chunks and the set
+    HeaderIndex headers(index);
     for (const auto& c : set.chunks) {
         if (exists(index + "/" + c.name)) continue;
         for (const std::string& h : c.paths) {
-            std::string entry = entry_of(h);
-            if (outputs.has(h) || exists(index + "/" + entry) ||
-                std::find(names.begin(), names.end(), entry) != names.end())
-                continue;
-            text += "build " + h + ": phony\n";
-            names.push_back(std::move(entry));
+            if (outputs.has(h)) continue;
+            if (std::string hash = HeaderIndex::hash(h); !headers.has(hash)) {
+                text.append("build ").append(h).append(": phony\n");
+                headers.add(hash);
+            }
         }
     }
     for (const auto& c : set.chunks) {
@@ -209,8 +323,17 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
     text += set.line;
     names.push_back(set.name);
     util::StopSignalsHeld held; // the lines, their index entries and the covered size go together
-    if (!util::write_all(fd, text))
-        return error_at(sets, fmt::format("cannot append: {}", std::strerror(errno)));
+    if (!util::write_all(fd, text)) {
+        // A full disk (or a file size limit) cut the append short: undo it, so
+        // that ninja never reads a cut line. Should that fail too, the index no
+        // longer covers the file, and the next deps-set (or regen) drops the
+        // cut line before anything else.
+        const std::string why = std::strerror(errno);
+        const bool undone = ::ftruncate(fd, static_cast<off_t>(size)) == 0;
+        return error_at(sets, fmt::format("cannot append: {}{}", why,
+                                          undone ? " (undone)" : "; run `phc-ninja regen`"));
+    }
+    if (auto saved = headers.save(); !saved) return saved;
     for (const std::string& n : names)
         if (!touch(index + "/" + n))
             return error_at(fmt::format("{}/{}", index, n), std::strerror(errno));
@@ -227,7 +350,7 @@ void remember_record(const std::string& sets, std::string target, std::vector<st
     if (mtime < 0) return;
     DepsRecord r{std::move(target), mtime, std::move(deps)};
     const std::string records = sets + ".records";
-    int fd = ::open(records.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open_append(records, O_CREAT);
     if (fd < 0) return;
     const bool written = util::write_all(fd, records_line(r));
     struct stat now;
@@ -237,6 +360,10 @@ void remember_record(const std::string& sets, std::string target, std::vector<st
 }
 
 } // namespace
+
+bool recordable_path(std::string_view path) {
+    return plain_path(path) && canonical(path) == path && path != "/" && path != ".";
+}
 
 std::optional<Depfile> parse_depfile(std::string_view text) {
     // Join continued lines; any other backslash is an escape we do not carry.
@@ -337,8 +464,10 @@ DepSet make_depset(std::vector<std::string> deps) {
 
 Status deps_set(const std::string& sets, const std::string& depfile,
                 const std::vector<std::string>& inputs, const std::string& output) {
-    auto text = util::read_file(depfile);
-    if (!text) return Ok{}; // no depfile: nothing to share
+    // Only a regular file of a sane size: a fifo would hang the build, a
+    // /dev/zero-like node would eat its memory.
+    auto text = util::read_regular_file(depfile, kMaxDepfileBytes);
+    if (!text) return exists(depfile) ? Status(text.error()) : Ok{}; // none: nothing to share
     auto d = parse_depfile(*text);
     if (!d) return Ok{};
     // The edge's own inputs are its dependencies anyway (the source): leaving
@@ -362,18 +491,18 @@ Status deps_set(const std::string& sets, const std::string& depfile,
     const std::string index = sets + ".index";
     if (!exists(index + "/" + set.name)) {
         // Headers may be declared only knowing what the manifest writes.
-        auto outputs = load_outputs(sets + ".outputs");
-        if (!outputs) return Ok{};
-        int fd = ::open(sets.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        Outputs outputs;
+        if (!load_outputs(sets + ".outputs", outputs)) return Ok{};
+        int fd = open_append(sets);
         if (fd < 0) return Ok{}; // no sets file (regen did not make one): keep the list
         while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
         }
-        Status st = append_set(sets, index, fd, set, *outputs);
+        Status st = append_set(sets, index, fd, set, outputs);
         ::close(fd); // releases the lock
         if (!st) return st;
     }
     const std::string rewritten = d->target + ": " + set.name + "\n";
-    int fd = ::open(depfile.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    int fd = ::open(depfile.c_str(), O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || !util::write_all(fd, rewritten)) {
         std::string why = std::strerror(errno);
         if (fd >= 0) ::close(fd);
@@ -389,6 +518,8 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
     size_t slash = sets.rfind('/');
     if (slash != std::string::npos)
         if (auto st = util::make_dirs(sets.substr(0, slash)); !st) return st;
+    for (const std::string& f : {sets, sets + ".outputs"})
+        if (auto st = regular_or_missing(f); !st) return st;
     for (std::string& o : outputs)
         o = canonical(o);
     std::sort(outputs.begin(), outputs.end());
@@ -396,39 +527,60 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
     std::string listed;
     for (const std::string& o : outputs)
         if (o.find('\n') == std::string::npos) listed += o + "\n";
-    if (auto was = util::read_file(sets + ".outputs"); !was || *was != listed)
+    if (auto was = util::read_regular_file(sets + ".outputs", kMaxStateBytes);
+        !was || *was != listed)
         if (auto st = util::write_file_atomic(sets + ".outputs", listed); !st) return st;
+    auto written = [&](std::string_view path) {
+        return std::binary_search(outputs.begin(), outputs.end(), path);
+    };
     std::string keep;
-    bool reset = true, dropped = false;
+    bool reset = true, changed = false;
     size_t whole = 0;
-    if (auto text = util::read_file(sets)) {
+    if (auto text = util::read_regular_file(sets, kMaxStateBytes)) {
         // Keep only whole lines of the shapes deps_set() writes, and no header
         // that an edge now writes (CMake re-ran: it would be defined twice).
         reset = false;
+        std::unordered_set<std::string_view> declared, listed_in_chunks;
         size_t at = 0;
         while (at < text->size()) {
             size_t nl = text->find('\n', at);
             if (nl == std::string::npos) break;
             std::string_view line = std::string_view(*text).substr(at, nl - at);
             at = nl + 1;
+            const bool chunk = line.starts_with("build phc_c_") && line.find(": phony") == 28;
             const bool own =
-                (line.starts_with("build phc_c_") || line.starts_with("build phc_s_")) &&
-                line.find(": phony") == 28;
+                chunk || (line.starts_with("build phc_s_") && line.find(": phony") == 28);
             const bool header = line.starts_with("build ") && line.ends_with(": phony") &&
                                 line.find(':') == line.size() - 7;
-            if (header && std::binary_search(outputs.begin(), outputs.end(),
-                                             line.substr(6, line.size() - 13))) {
-                dropped = true;
+            if (header && written(line.substr(6, line.size() - 13))) {
+                changed = true;
                 continue;
             }
             if (!line.empty() && line[0] != '#' && !own && !header) {
                 reset = true;
                 break;
             }
+            if (header) declared.insert(line.substr(6, line.size() - 13));
+            if (chunk)
+                for (std::string_view h : words_of(line.substr(35)))
+                    listed_in_chunks.insert(h);
             keep.append(line).append("\n");
         }
         whole = at;
-        if (!reset && !dropped && whole == text->size() &&
+        if (!reset) {
+            // A header that an edge wrote when its chunk was made is declared
+            // by nothing once no edge writes it (CMake re-ran without that
+            // edge): declare it now, so that its absence is a rebuild, not
+            // "missing and no known rule to make it".
+            std::vector<std::string_view> orphans;
+            for (std::string_view h : listed_in_chunks)
+                if (declared.count(h) == 0 && !written(h)) orphans.push_back(h);
+            std::sort(orphans.begin(), orphans.end());
+            for (std::string_view h : orphans)
+                keep.append("build ").append(h).append(": phony\n");
+            changed = changed || !orphans.empty();
+        }
+        if (!reset && !changed && whole == text->size() &&
             covered(index) == static_cast<long long>(whole))
             return Ok{}; // whole, and the index describes it
         if (reset) keep.clear();
@@ -455,6 +607,8 @@ int deps_set_main(int argc, char** argv) {
         else
             inputs.emplace_back(a);
     }
+    // A file size limit must make an append fail (and be undone), not kill us mid-write.
+    std::signal(SIGXFSZ, SIG_IGN);
     // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
     if (auto st = deps_set(argv[1], argv[2], inputs, output); !st)
         std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().text().c_str());

@@ -20,16 +20,18 @@
 // always do; the source, an input of the edge anyway, is left out). The host
 // edge's depfile (the original's, deps = gcc) becomes a set the same way.
 //
-// SETS grows by appends under an flock. Which names it defines is kept as one
-// empty file per name in SETS.index/, with SETS.index/covered holding the size
-// of SETS they describe; whenever that size is not SETS's own (a write that
-// was cut short, a lost index), the index is rebuilt from SETS before anything
-// is appended, so no name is ever defined twice. Each header is declared once,
-// `build <header>: phony` (as CMake declares its own inputs), unless an edge
-// writes it (SETS.outputs, from regen): a deleted header is then an input
-// that is missing (a rebuild), not an error. Anything unusual (a depfile
-// of several rules, a path with a space, ':', '$' or '\', no SETS) leaves the
-// depfile as it is: the edge then records the whole list, correct as before.
+// SETS grows by appends under an flock. Which names it defines is kept in
+// SETS.index/: an empty file per set and chunk, the headers' hashes in 256
+// files h_<two hex digits>, and SETS.index/size holding the size of SETS they
+// describe; whenever that size is not SETS's own (a write that was cut short,
+// a lost index), the index is rebuilt from SETS before anything is appended,
+// so no name is ever defined twice. An append that fails (a full disk) is
+// undone before the lock is released: ninja never reads a cut line, short of
+// a power cut in the middle of one, which the next deps-set or regen repairs. Each header is
+// declared once, `build <header>: phony` (as CMake declares its own inputs), unless an edge writes
+// it (SETS.outputs, from regen): a deleted header is then an input that is missing (a rebuild), not
+// an error. Anything unusual (a depfile of several rules, a path with a space, ':', '$' or '\', no
+// SETS) leaves the depfile as it is: the edge then records the whole list, correct as before.
 #pragma once
 
 #include "util/error.h"
@@ -55,6 +57,11 @@ struct Depfile {
 /// they are (a space, ':', '$', '|', '#', '\', a control character), and for
 /// folders ("/", ".", "dir/").
 std::optional<Depfile> parse_depfile(std::string_view text);
+
+/// True when `path` is one a build records (deps-set writes it to SETS.records):
+/// a path a ninja statement carries as it is (see parse_depfile), spelled as
+/// ninja spells its nodes ("." components, "//" and "dir/.." folded).
+bool recordable_path(std::string_view path);
 
 /// The statements that define the set of `deps` (as ninja spells the paths,
 /// sorted, duplicates dropped).

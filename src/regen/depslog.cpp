@@ -1,12 +1,15 @@
 #include "regen/depslog.h"
 
+#include "regen/depsets.h"
 #include "util/file.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
@@ -20,6 +23,10 @@ namespace {
 constexpr std::string_view kSignature = "# ninjadeps\n";
 constexpr int32_t kVersion = 4;
 constexpr uint32_t kMaxRecordSize = (1u << 19) - 1; // ninja's limit
+/// Larger files are not ours to read: the records regen keeps...
+constexpr size_t kMaxRecordsBytes = 512u << 20;
+/// ...and a deps log (ninja's own of a very large build stays well below this).
+constexpr size_t kMaxDepsLogBytes = 2048u << 20;
 
 uint32_t load32(std::string_view text, size_t at) {
     uint32_t v;
@@ -48,7 +55,70 @@ Status write_compacted(const std::string& records_file, const std::string& lines
                                    fmt::format("# compacted {}\n{}", lines.size(), lines));
 }
 
+/// The first line of `path` (a /proc file), or "".
+std::string first_line(const std::string& path) {
+    auto text = util::read_regular_file(path, 4096);
+    if (!text) return {};
+    return text->substr(0, text->find('\n'));
+}
+
+/// The target of the link `path`, or "".
+std::string link_target(const std::string& path) {
+    char buf[4096];
+    ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+    return n > 0 && static_cast<size_t>(n) < sizeof buf ? std::string(buf, static_cast<size_t>(n))
+                                                        : std::string();
+}
+
+/// This process and its ancestors.
+std::vector<long> self_and_ancestors() {
+    std::vector<long> out{static_cast<long>(::getpid())};
+    for (int depth = 0; depth < 64 && out.back() > 1; ++depth) {
+        auto status = util::read_regular_file(fmt::format("/proc/{}/status", out.back()), 1 << 16);
+        if (!status) break;
+        const size_t at = status->find("\nPPid:");
+        if (at == std::string::npos) break;
+        const long parent = std::strtol(status->c_str() + at + 7, nullptr, 10);
+        if (parent <= 0) break;
+        out.push_back(parent);
+    }
+    return out;
+}
+
 } // namespace
+
+bool restorable(const DepsRecord& r, const std::vector<std::string>& written) {
+    auto fits = [](const std::string& path) { return path.size() + 3 + 4 <= kMaxRecordSize; };
+    if (r.mtime <= 0 || !recordable_path(r.output) || !fits(r.output) ||
+        r.deps.size() > kMaxRecordSize / 4 - 3)
+        return false;
+    for (const std::string& d : r.deps)
+        if (!recordable_path(d) || !fits(d) || d == r.output ||
+            std::binary_search(written.begin(), written.end(), d))
+            return false;
+    return true;
+}
+
+long ninja_building_here() {
+    char cwd[4096];
+    if (!::getcwd(cwd, sizeof cwd)) return 0;
+    const std::vector<long> us = self_and_ancestors();
+    DIR* proc = ::opendir("/proc");
+    if (!proc) return 0;
+    long found = 0;
+    while (dirent* e = ::readdir(proc)) {
+        char* end = nullptr;
+        const long pid = std::strtol(e->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0' || std::find(us.begin(), us.end(), pid) != us.end()) continue;
+        const std::string comm = first_line(fmt::format("/proc/{}/comm", pid));
+        if (!comm.starts_with("ninja") && comm != "samu") continue;
+        if (link_target(fmt::format("/proc/{}/cwd", pid)) != cwd) continue;
+        found = pid;
+        break;
+    }
+    ::closedir(proc);
+    return found;
+}
 
 int64_t mtime_ns(const std::string& path) {
     struct stat st;
@@ -202,7 +272,7 @@ void compact_if_grown(const std::string& records_file, long long size) {
     if (size > 2 * after_last && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
         ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
         // Read after taking the lock: another process may have compacted it.
-        if (auto text = util::read_file(records_file);
+        if (auto text = util::read_regular_file(records_file, kMaxRecordsBytes);
             text && static_cast<long long>(text->size()) > kCompactAt)
             (void)compact_records(records_file, *text);
     }
@@ -210,9 +280,10 @@ void compact_if_grown(const std::string& records_file, long long size) {
 }
 
 Result<Restored> restore_deps(const std::string& deps_log, const std::string& records_file,
-                              const std::vector<std::string>& outputs) {
+                              const std::vector<std::string>& outputs,
+                              const std::vector<std::string>& written) {
     Restored done;
-    auto records_text = util::read_file(records_file);
+    auto records_text = util::read_regular_file(records_file, kMaxRecordsBytes);
     if (!records_text) return done;
     auto last = parse_records(*records_text);
     // Compact the records: the last line of each output of the manifest.
@@ -222,7 +293,7 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
 
     struct stat st;
     if (::lstat(deps_log.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return done;
-    auto text = util::read_file(deps_log);
+    auto text = util::read_regular_file(deps_log, kMaxDepsLogBytes);
     if (!text) return done;
     auto log = parse_deps_log(*text);
     if (!log) return done;
@@ -230,10 +301,16 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
     for (const auto& o : outputs) {
         auto it = last.find(o);
         if (it == last.end() || log->has_record(o)) continue;
+        if (!restorable(it->second, written)) continue;
         if (mtime_ns(o) != it->second.mtime) continue; // rebuilt since, or gone
         missing.push_back(it->second);
     }
     if (missing.empty()) return done;
+    if (long pid = ninja_building_here()) {
+        done.waiting = missing.size();
+        done.ninja = pid;
+        return done;
+    }
     const std::string bytes = deps_log_append(*log, missing);
     int fd = ::open(deps_log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return done;

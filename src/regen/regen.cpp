@@ -778,16 +778,31 @@ void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, Summary& 
                     outputs.push_back(std::move(path));
     std::sort(outputs.begin(), outputs.end());
     outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+    // No record may name a path an edge writes: the split edges' outputs and
+    // those of the manifests (SETS.outputs, which deps_set_command just wrote).
+    std::vector<std::string> written = outputs;
+    if (auto listed = util::read_file(std::string(kSetsFile) + ".outputs"))
+        for (std::string& path : util::split_on(*listed, '\n'))
+            if (!path.empty()) written.push_back(std::move(path));
+    std::sort(written.begin(), written.end());
     // Outputs are spelled, and the records file named, from the build
     // directory: what ninja uses when it runs there. When ninja itself runs
     // regen (the hooked generator edge), nothing is missing (CMake skips its
     // clean-up inside a build) and the manifest is rewritten, so ninja reloads
     // its logs before it writes another record: appends never race its ids.
-    auto r = restore_deps(ninja_log_path(tops.front()->m, ".ninja_deps"), records, outputs);
-    if (!r)
+    // Another ninja building here meanwhile would (restore_deps waits for none).
+    auto r = restore_deps(ninja_log_path(tops.front()->m, ".ninja_deps"), records, outputs,
+                          written);
+    if (!r) {
         sum.warnings.push_back(r.error().text());
-    else
-        sum.deps_restored = r->records;
+        return;
+    }
+    sum.deps_restored = r->records;
+    if (r->waiting > 0)
+        sum.warnings.push_back(fmt::format(
+            "{} deps record{} that a direct cmake run dropped not put back while ninja (process "
+            "{}) builds in this directory; run `phc-ninja regen` again once it is done",
+            r->waiting, r->waiting == 1 ? "" : "s", r->ninja));
 }
 
 Status rewrite_top(Top& top, const Options& opts, const HookContext& hook,

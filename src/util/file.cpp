@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -163,6 +164,51 @@ Result<std::string> read_file(const std::string& path) {
         }
         if (n == 0) break;
         out.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
+}
+
+Result<std::string> read_regular_file(const std::string& path, size_t max_bytes) {
+    auto refused = [&](const struct stat& st) -> std::optional<Error> {
+        if (!S_ISREG(st.st_mode)) return error_at(path, "not a regular file");
+        if (static_cast<uint64_t>(st.st_size) > max_bytes)
+            return error_at(path, fmt::format("larger than {} bytes", max_bytes));
+        return std::nullopt;
+    };
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return errno_error("cannot read file", path);
+    if (auto e = refused(st)) return *e;
+    // O_NONBLOCK: should the path have become a fifo since the stat, the open
+    // does not wait for a writer; what was opened is checked again.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot read file", path);
+    std::optional<Error> e;
+    if (::fstat(fd, &st) != 0)
+        e = errno_error("cannot read file", path);
+    else
+        e = refused(st);
+    if (e) {
+        ::close(fd);
+        return *e;
+    }
+    std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
+    char buf[1 << 16];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            Error failed = errno_error("cannot read file", path);
+            ::close(fd);
+            return failed;
+        }
+        if (n == 0) break;
+        out.append(buf, static_cast<size_t>(n));
+        if (out.size() > max_bytes) { // it grew meanwhile
+            ::close(fd);
+            return error_at(path, fmt::format("larger than {} bytes", max_bytes));
+        }
     }
     ::close(fd);
     return out;

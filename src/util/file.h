@@ -26,6 +26,13 @@ std::string_view extension(std::string_view path);
 /// Reads the whole file. Errors name the path and the reason (strerror).
 Result<std::string> read_file(const std::string& path);
 
+/// Reads the whole file when it is a regular file (links followed) of at most
+/// `max_bytes`, checked before and after the open as the probe cache does: a
+/// fifo is never waited on (opened O_NONBLOCK), a /dev/zero-like node never
+/// read, a file that grows past the limit meanwhile refused. Errors name the
+/// path: "not a regular file", "larger than N bytes", or the reason (strerror).
+Result<std::string> read_regular_file(const std::string& path, size_t max_bytes);
+
 /// Writes `content` to `path`. Only regular files are ever replaced, and a
 /// user's file is never left half-written. What happens depends on what `path`
 /// is (lstat):

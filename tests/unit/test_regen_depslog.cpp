@@ -7,10 +7,14 @@
 #include "util/file.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <doctest/doctest.h>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <utime.h>
 
 using namespace phc;
@@ -153,7 +157,7 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
     const std::string before = empty_log() + regen::deps_log_append(*log, {{"c.o", mc, {"z.h"}}});
     REQUIRE(util::write_file_atomic(".ninja_deps", before).ok());
     const std::vector<std::string> outputs{"a.o", "b.o", "c.o"};
-    auto r = regen::restore_deps(".ninja_deps", "records", outputs);
+    auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
     REQUIRE(r.ok());
     CHECK(r->records == 1);
     const std::string after = read(".ninja_deps");
@@ -165,7 +169,7 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
     CHECK(std::find(back->paths.begin(), back->paths.end(), "phc_s_a") != back->paths.end());
     CHECK(std::find(back->paths.begin(), back->paths.end(), "phc_s_old") == back->paths.end());
     // Again: a.o has its record now; nothing is written.
-    auto r2 = regen::restore_deps(".ninja_deps", "records", outputs);
+    auto r2 = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
     REQUIRE(r2.ok());
     CHECK(r2->records == 0);
     CHECK(read(".ninja_deps") == after);
@@ -176,18 +180,18 @@ TEST_CASE("restore_deps: no log, another version or a fifo: nothing is written")
     REQUIRE(util::write_file_atomic("a.o", "obj").ok());
     REQUIRE(util::write_file_atomic("records", regen::records_line({"a.o", mtime_ns("a.o"), {"s"}}))
                 .ok());
-    auto none = regen::restore_deps(".ninja_deps", "records", {"a.o"});
+    auto none = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(none.ok());
     CHECK(none->records == 0);
     CHECK(::access(".ninja_deps", F_OK) != 0);
     REQUIRE(util::write_file_atomic(".ninja_deps", empty_log(3)).ok());
-    auto old = regen::restore_deps(".ninja_deps", "records", {"a.o"});
+    auto old = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(old.ok());
     CHECK(old->records == 0);
     CHECK(read(".ninja_deps") == empty_log(3));
     REQUIRE(::unlink(".ninja_deps") == 0);
     REQUIRE(::mkfifo(".ninja_deps", 0644) == 0);
-    auto fifo = regen::restore_deps(".ninja_deps", "records", {"a.o"});
+    auto fifo = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(fifo.ok());
     CHECK(fifo->records == 0);
     struct stat st;
@@ -251,4 +255,148 @@ TEST_CASE("records: builds between regens cannot grow the file without bound") {
     REQUIRE(util::write_file_atomic("records", text.substr(0, 1000)).ok());
     regen::compact_if_grown("records", 1000);
     CHECK(read("records") == text.substr(0, 1000));
+}
+
+TEST_CASE("restorable: only what a build could have recorded, nothing ninja cannot read") {
+    const std::vector<std::string> written{"gen/cfg.h", "x.o", "x.o.phc/bundle.hipfb",
+                                           "x.o.phc/gfx906.o"};
+    auto ok = [&](DepsRecord r) { return regen::restorable(r, written); };
+    CHECK(ok({"x.o.phc/gfx906.o", 5, {"phc_s_0123456789abcdef"}}));
+    CHECK(ok({"x.o", 5, {"x.hip"}}));
+    CHECK(ok({"x.o", 5, {}}));
+    // A dependency an edge writes (a damaged line): a cycle for ninja.
+    CHECK_FALSE(ok({"x.o.phc/gfx906.o", 5, {"x.o"}}));
+    CHECK_FALSE(ok({"x.o.phc/gfx906.o", 5, {"x.o.phc/bundle.hipfb"}}));
+    CHECK_FALSE(ok({"x.o", 5, {"gen/cfg.h"}}));
+    CHECK_FALSE(ok({"x.o", 5, {"x.o"}}));
+    CHECK_FALSE(ok({"y.o", 5, {"y.o"}}));
+    // Paths deps-set never writes.
+    CHECK_FALSE(ok({"x.o", 5, {"a//b.h"}}));
+    CHECK_FALSE(ok({"x.o", 5, {"./b.h"}}));
+    CHECK_FALSE(ok({"x.o", 5, {"a:b.h"}}));
+    CHECK_FALSE(ok({"x.o", 5, {std::string("a\0b.h", 5)}}));
+    CHECK_FALSE(ok({"./x.o", 5, {"b.h"}}));
+    CHECK_FALSE(ok({"x.o", 0, {"b.h"}}));
+    // Over ninja's record size limit ((1 << 19) - 1 bytes): ninja would truncate the log there.
+    std::vector<std::string> many;
+    for (int i = 0; i < (1 << 17) - 4; ++i)
+        many.push_back("h" + std::to_string(i % 7));
+    CHECK(ok({"x.o", 5, many})); // (1 << 19) - 4 bytes
+    many.push_back("h0");
+    CHECK_FALSE(ok({"x.o", 5, many}));
+    CHECK(ok({"x.o", 5, {std::string((1 << 19) - 1 - 4 - 3, 'p')}}));
+    CHECK_FALSE(ok({"x.o", 5, {std::string((1 << 19) - 1 - 4 - 2, 'p')}}));
+    CHECK_FALSE(ok({std::string((1 << 19), 'o'), 5, {"b.h"}}));
+}
+
+TEST_CASE("restore_deps: a damaged line naming an output is not put back") {
+    test::InScratch in("phc-depslog");
+    for (const char* f : {"a.o", "b.o"})
+        REQUIRE(util::write_file_atomic(f, "obj").ok());
+    // Two lines run together (an append cut short, then the next one): a.o
+    // would depend on b.o, and b.o's record on... a cycle.
+    REQUIRE(util::write_file_atomic("records",
+                                    std::to_string(mtime_ns("a.o")) + " a.o phc_s_1" +
+                                        regen::records_line({"b.o", mtime_ns("b.o"), {"a.o"}}))
+                .ok());
+    REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
+    const std::vector<std::string> outputs{"a.o", "b.o"};
+    auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+    REQUIRE(r.ok());
+    CHECK(r->records == 0);
+    CHECK(read(".ninja_deps") == empty_log());
+}
+
+namespace {
+
+/// A process named `name` whose current directory is `dir`, stopped when this goes.
+class NamedProcess {
+public:
+    NamedProcess(const std::string& dir, const char* name) {
+        pid_ = ::fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            if (::chdir(dir.c_str()) != 0) ::_exit(1);
+            ::prctl(PR_SET_NAME, name);
+            ::pause();
+            ::_exit(0);
+        }
+        // Until the child is named.
+        for (int i = 0; i < 2000 && comm() != name; ++i)
+            ::usleep(1000);
+        REQUIRE(comm() == name);
+    }
+    ~NamedProcess() {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, nullptr, 0);
+    }
+    long pid() const { return pid_; }
+
+private:
+    std::string comm() const {
+        auto t = util::read_file("/proc/" + std::to_string(pid_) + "/comm");
+        return t ? t->substr(0, t->find('\n')) : std::string();
+    }
+    pid_t pid_;
+};
+
+} // namespace
+
+TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
+    test::InScratch in("phc-depslog");
+    REQUIRE(util::write_file_atomic("a.o", "obj").ok());
+    REQUIRE(util::write_file_atomic("records",
+                                    regen::records_line({"a.o", mtime_ns("a.o"), {"phc_s_a"}}))
+                .ok());
+    REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
+    const std::vector<std::string> outputs{"a.o"};
+    {
+        // ninja numbers the paths it adds from the log it read: an append now
+        // would give two paths one id, and its next load would truncate the log.
+        NamedProcess ninja(in.dir(), "ninja");
+        CHECK(regen::ninja_building_here() == ninja.pid());
+        auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+        REQUIRE(r.ok());
+        CHECK(r->records == 0);
+        CHECK(r->waiting == 1);
+        CHECK(r->ninja == ninja.pid());
+        CHECK(read(".ninja_deps") == empty_log());
+    }
+    {
+        // One elsewhere, or of another name here, does not count.
+        test::ScratchDir other("phc-depslog-other");
+        NamedProcess elsewhere(other.path(), "ninja");
+        NamedProcess make(in.dir(), "make");
+        CHECK(regen::ninja_building_here() == 0);
+    }
+    auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+    REQUIRE(r.ok());
+    CHECK(r->records == 1);
+    CHECK(r->waiting == 0);
+}
+
+TEST_CASE("restore_deps: the ninja that runs regen (an ancestor) does not count") {
+    test::InScratch in("phc-depslog");
+    char name[17] = {};
+    REQUIRE(::prctl(PR_GET_NAME, name) == 0);
+    REQUIRE(::prctl(PR_SET_NAME, "ninja") == 0);
+    pid_t kid = ::fork();
+    if (kid == 0) {
+        ::prctl(PR_SET_NAME, "phc-ninja");
+        ::_exit(regen::ninja_building_here() == 0 ? 0 : 1);
+    }
+    ::prctl(PR_SET_NAME, name);
+    REQUIRE(kid > 0);
+    int status = 0;
+    REQUIRE(::waitpid(kid, &status, 0) == kid);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+}
+
+TEST_CASE("restore_deps: a records file that is a fifo is not waited on") {
+    test::InScratch in("phc-depslog");
+    REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
+    REQUIRE(::mkfifo("records", 0644) == 0);
+    auto r = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
+    REQUIRE(r.ok());
+    CHECK(r->records == 0);
 }

@@ -606,3 +606,26 @@ TEST_CASE("split_on: every part, empty ones too") {
     CHECK(phc::util::split_on("", ',') == V{""});
     CHECK(phc::util::split_on("gfx90a:xnack+", ':') == V{"gfx90a", "xnack+"});
 }
+
+TEST_CASE("read_regular_file: a fifo is not waited on, a device not read, a limit kept") {
+    test::ScratchDir t("phc-unit-read");
+    const std::string file = t.file("f"), fifo = t.file("p"), link = t.file("l");
+    REQUIRE(util::write_file_atomic(file, "12345").ok());
+    REQUIRE(::symlink(file.c_str(), link.c_str()) == 0);
+    auto whole = util::read_regular_file(link, 5); // links followed; exactly the limit
+    REQUIRE(whole.ok());
+    CHECK(*whole == "12345");
+    auto big = util::read_regular_file(file, 4);
+    REQUIRE_FALSE(big.ok());
+    CHECK(big.error().text() == file + ": larger than 4 bytes");
+    REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+    auto pipe = util::read_regular_file(fifo, 1 << 20); // returns at once, no writer needed
+    REQUIRE_FALSE(pipe.ok());
+    CHECK(pipe.error().text() == fifo + ": not a regular file");
+    auto zero = util::read_regular_file("/dev/zero", 1 << 20);
+    REQUIRE_FALSE(zero.ok());
+    CHECK(zero.error().text() == "/dev/zero: not a regular file");
+    auto missing = util::read_regular_file(t.file("none"), 10);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().text().starts_with(t.file("none") + ": cannot read file: "));
+}
