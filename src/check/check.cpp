@@ -7,6 +7,7 @@
 #include "ninja/manifest.h"
 #include "regen/original.h"
 #include "split/plan.h"
+#include "split/reference.h"
 #include "util/elf.h"
 #include "util/file.h"
 #include "util/subprocess.h"
@@ -137,16 +138,6 @@ std::vector<std::string> relinked(const compile::LinkAnalysis& l, const std::str
     return argv;
 }
 
-/// The words of NAME=value assignments, for SpawnOptions.
-std::vector<std::pair<std::string, std::string>> env_pairs(const std::vector<std::string>& env) {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const std::string& a : env) {
-        size_t eq = a.find('=');
-        out.emplace_back(a.substr(0, eq), eq == std::string::npos ? "" : a.substr(eq + 1));
-    }
-    return out;
-}
-
 } // namespace
 
 Result<std::vector<Target>> split_targets(const std::string& manifest, const std::string& compdb) {
@@ -159,7 +150,7 @@ Result<std::vector<Target>> split_targets(const std::string& manifest, const std
     return gen_targets(*split, manifest, from);
 }
 
-Result<Verdict> check_target(const Target& t, const std::string& scratch) {
+Result<split::Verdict> check_target(const Target& t, const std::string& scratch) {
     const compile::AnalyzeInput in{t.base_dir, t.rspfile, t.rspfile_content};
     std::string name = t.output;
     for (char& c : name)
@@ -182,23 +173,9 @@ Result<Verdict> check_target(const Target& t, const std::string& scratch) {
         }
     }
     if (s.argv.empty()) return error_at(t.output, "its original command is not understood");
-    util::SpawnOptions opts;
-    opts.cwd = util::join_path(t.base_dir, s.cwd);
-    opts.env = env_pairs(s.env);
-    opts.env.emplace_back("TMPDIR", scratch); // the driver's temporaries stay in the scratch folder
-    auto run = util::run_capture(s.argv, opts);
-    if (!run) return run.error();
-    if (run->exit_code != 0) {
-        std::string why = run->err.substr(0, run->err.find('\n'));
-        return Verdict{false, fmt::format("the driver's own command failed (exit {}): {}",
-                                          run->exit_code, why)};
-    }
     auto mine = util::read_file(t.output);
     if (!mine) return mine.error();
-    auto theirs = util::read_file(ref);
-    if (!theirs) return theirs.error();
-    std::string diff = util::elf::first_difference(*mine, *theirs);
-    return Verdict{diff.empty(), diff};
+    return split::compare_with_driver(*mine, s, t.base_dir, ref, scratch);
 }
 
 } // namespace phc::check

@@ -11,6 +11,7 @@
 // what is checked, whatever options regen or gen had.
 #pragma once
 
+#include "split/reference.h"
 #include "util/error.h"
 
 #include <string>
@@ -34,15 +35,9 @@ struct Target {
 /// working directory, which is the build directory.
 Result<std::vector<Target>> split_targets(const std::string& manifest, const std::string& compdb);
 
-/// What checking one target found.
-struct Verdict {
-    bool identical = false;
-    std::string text; ///< where it differs, or why the driver's command failed
-};
-
 /// Runs the driver's own command for `t` into folder `scratch` (absolute,
-/// existing) and compares its output with `t.output`.
-Result<Verdict> check_target(const Target& t, const std::string& scratch);
+/// existing) and compares its output with `t.output` (split::compare_with_driver).
+Result<split::Verdict> check_target(const Target& t, const std::string& scratch);
 
 /// `phc-ninja check [-C DIR] [-f FILE] [--sample N | --all] [OUTPUT...]`.
 int cli_main(int argc, char** argv);

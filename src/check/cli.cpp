@@ -140,28 +140,27 @@ int cli_main(int argc, char** argv) {
     char* abs = ::realpath(scratch.c_str(), nullptr);
     const std::string scratch_abs = abs ? abs : scratch;
     std::free(abs);
-    size_t same = 0, failed = 0;
+    size_t count[4] = {0, 0, 0, 0};
+    constexpr const char* kLabel[4] = {"identical", "DIFFERS", "UNSTABLE", "FAILED"};
     for (const Target& t : *chosen) {
         auto v = check_target(t, scratch_abs);
-        if (!v) {
-            ++failed;
-            std::printf("FAILED     %s: %s\n", t.output.c_str(), v.error().text().c_str());
-        } else if (v->identical) {
-            ++same;
-            std::printf("identical  %s\n", t.output.c_str());
-        } else {
-            std::printf("DIFFERS    %s: %s\n", t.output.c_str(), v->text.c_str());
-        }
+        if (!v) v = split::Verdict{split::Verdict::Kind::Failed, v.error().text()};
+        const auto k = static_cast<size_t>(v->kind);
+        ++count[k];
+        if (v->text.empty())
+            std::printf("%-10s %s\n", kLabel[k], t.output.c_str());
+        else
+            std::printf("%-10s %s: %s\n", kLabel[k], t.output.c_str(), v->text.c_str());
         std::fflush(stdout);
     }
     remove_scratch(scratch_abs);
-    const size_t differ = chosen->size() - same - failed;
     std::printf("phc-ninja check: %zu of %zu split outputs checked: %zu identical", chosen->size(),
-                all->size(), same);
-    if (differ) std::printf(", %zu DIFFER from the driver's", differ);
-    if (failed) std::printf(", %zu could not be checked", failed);
+                all->size(), count[0]);
+    if (count[1]) std::printf(", %zu DIFFER from the driver's", count[1]);
+    if (count[2]) std::printf(", %zu not comparable (the driver is not deterministic)", count[2]);
+    if (count[3]) std::printf(", %zu could not be checked", count[3]);
     std::printf("\n");
-    return same == chosen->size() ? 0 : 1;
+    return count[1] || count[3] ? 1 : 0;
 }
 
 } // namespace phc::check

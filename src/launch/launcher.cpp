@@ -2,6 +2,7 @@
 
 #include "launch/output.h"
 #include "launch/trace.h"
+#include "split/reference.h"
 #include "util/elf.h"
 #include "util/file.h"
 
@@ -51,17 +52,14 @@ void print_device_output(const std::vector<Job>& jobs, const RunReport& rep) {
     write_all(2, merge_outputs(errs, complete));
 }
 
-/// Runs one job (bundle or host) in the implicit slot, printing its output
-/// (the driver's own compile of PHC_CHECK only when it fails: its diagnostics
-/// are the split's again).
+/// Runs one job (bundle or host) in the implicit slot, printing its output.
 RunReport run_one(const Job& job, Jobserver& js, SignalPipe& signals, const LaunchOptions& opt,
                   Tracer& tracer, const std::string& trace_name) {
     RunOptions ro;
     ro.grace_ms = opt.grace_ms;
     ro.on_done = [&](size_t, const JobResult& r) { tracer.record(r, trace_name); };
     RunReport rep = run_jobs({job}, js, signals, ro);
-    const bool quiet = job.label == "check" && rep.first_failure < 0;
-    if (rep.jobs[0].state != JobResult::State::Stopped && !quiet) {
+    if (rep.jobs[0].state != JobResult::State::Stopped) {
         write_all(1, rep.jobs[0].out);
         write_all(2, rep.jobs[0].err);
     }
@@ -78,16 +76,23 @@ Outcome outcome_of(const RunReport& rep) {
     return {};
 }
 
-/// PHC_CHECK=1: the object against the driver's own; an error line when they differ.
+/// PHC_CHECK=1: the object against the driver's own; an error line when they
+/// differ, a warning when the driver differs from itself.
 Outcome compare_with_reference(const SplitJobs& jobs) {
     auto mine = util::read_file(jobs.object);
-    auto theirs = util::read_file(jobs.reference);
-    std::string diff = !mine     ? mine.error().text()
-                       : !theirs ? theirs.error().text()
-                                 : util::elf::first_difference(*mine, *theirs);
-    if (diff.empty()) return {};
+    if (!mine) {
+        write_all(2, "phc-launch: error: " + mine.error().text() + "\n");
+        return {1, 0};
+    }
+    auto v = split::compare_with_driver(*mine, jobs.check, {}, jobs.reference, jobs.private_dir);
+    if (!v) v = split::Verdict{split::Verdict::Kind::Failed, v.error().text()};
+    if (v->kind == split::Verdict::Kind::Identical) return {};
+    if (v->kind == split::Verdict::Kind::Unstable) {
+        write_all(2, "phc-launch: warning: " + jobs.name + " (PHC_CHECK=1): " + v->text + "\n");
+        return {};
+    }
     write_all(2, "phc-launch: error: " + jobs.name +
-                     " is not the driver's own compile (PHC_CHECK=1): " + diff + "\n");
+                     " is not the driver's own compile (PHC_CHECK=1): " + v->text + "\n");
     return {1, 0};
 }
 
@@ -127,7 +132,7 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
         }
         if (o.exit_code != 0) break;
     }
-    if (o.exit_code == 0 && !jobs.reference.empty()) o = compare_with_reference(jobs);
+    if (o.exit_code == 0 && !jobs.check.argv.empty()) o = compare_with_reference(jobs);
     if (o.exit_code != 0) remove_outputs(jobs.outputs);
     return o;
 }

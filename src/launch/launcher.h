@@ -6,6 +6,7 @@
 #include "launch/jobserver.h"
 #include "launch/signals.h"
 #include "launch/supervisor.h"
+#include "split/plan.h"
 #include "util/file.h"
 
 #include <string>
@@ -20,9 +21,11 @@ struct SplitJobs {
     std::vector<std::vector<Job>> waves;
     std::vector<std::string> outputs; ///< the command's own outputs (object or link, depfile)
     std::string name;                 ///< the object's path, for the trace log
-    /// PHC_CHECK=1: the object, and the driver's own compile of it that the
-    /// last job writes, to compare once every job succeeded ("" for none).
-    std::string object, reference;
+    /// PHC_CHECK=1: the object, and the driver's own compile of it (writing
+    /// `reference` in `private_dir`) to compare it with once every job
+    /// succeeded; no argv for none.
+    std::string object, reference, private_dir;
+    split::Step check;
 };
 
 /// Settings from the environment.

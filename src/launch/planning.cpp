@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 namespace phc::launch {
 
@@ -155,26 +156,30 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     auto plan = split::plan(std::move(a), cache, opts);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
-    // PHC_CHECK=1: the driver's own compile, after the split, to compare with.
-    std::string reference;
-    if (const char* c = std::getenv("PHC_CHECK"); c && std::string_view(c) == "1") {
-        reference = private_dir + "/check.o";
-        split::Step s =
-            split::reference_step(plan->analysis, plan->cuid, reference, private_dir + "/check.d");
-        s.inputs = {plan->analysis.output};
-        plan->steps.push_back(std::move(s));
-    }
+    // PHC_CHECK=1: the driver's own compile, to compare the object with afterwards.
+    const char* check = std::getenv("PHC_CHECK");
+    const std::string reference = private_dir + "/check.o";
+    if (check && std::string_view(check) == "1")
+        plan->steps.push_back(
+            split::reference_step(plan->analysis, plan->cuid, reference, private_dir + "/check.d"));
     if (plan->analysis.rsp) {
         if (auto st = use_response_files(plan->steps, plan->analysis.command.argv[0], private_dir);
             !st)
             return st.error();
     }
-    SplitJobs jobs = to_jobs(in_private_tmp(std::move(plan->steps), private_dir),
-                             plan->analysis.output, plan->analysis.command.cwd);
+    std::vector<split::Step> steps = in_private_tmp(std::move(plan->steps), private_dir);
+    std::optional<split::Step> reference_step;
+    if (steps.back().kind == split::StepKind::Check) {
+        reference_step = std::move(steps.back());
+        steps.pop_back();
+    }
+    SplitJobs jobs = to_jobs(steps, plan->analysis.output, plan->analysis.command.cwd);
     if (!plan->rdc) bundle_by_descriptor(jobs, plan->bundle, std::getenv("CCACHE_EXTRAFILES"));
-    if (!reference.empty()) {
+    if (reference_step) {
         jobs.object = util::join_path(plan->analysis.command.cwd, plan->analysis.output);
-        jobs.reference = util::join_path(plan->analysis.command.cwd, reference);
+        jobs.check = std::move(*reference_step);
+        jobs.reference = reference;
+        jobs.private_dir = private_dir;
     }
     return Planned{std::move(jobs), {}};
 }
