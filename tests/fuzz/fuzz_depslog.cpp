@@ -2,23 +2,50 @@
 // .ninja_deps, and any text as .phc-ninja/deps.ninja.records. The reader may
 // refuse a log, never crash; a log it accepts, with records appended, reads
 // back with every old path at its id, the new paths after them and a record
-// for the new output. Records lines read back as they were written.
+// for the new output. Records lines read back as they were written. What
+// regen would put back of them (restorable(), against the outputs the lines
+// name as the manifest's) is what a build could have recorded: no
+// dependency an edge writes (no cycle), and a log ninja reads back whole.
 #include "fuzz_check.h"
 #include "regen/depslog.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 using namespace phc;
 using phc::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    for (const auto& [output, r] : regen::parse_records(text)) {
+    const auto records = regen::parse_records(text);
+    std::vector<std::string> written;
+    for (const auto& [output, r] : records) {
         check(output == r.output && !output.empty());
         auto again = regen::parse_records(regen::records_line(r));
         check(again.size() == 1 && again.at(output) == r);
+        written.push_back(output);
+    }
+    std::sort(written.begin(), written.end());
+    std::vector<regen::DepsRecord> restored;
+    for (const auto& [output, r] : records) {
+        if (!regen::restorable(r, written)) continue;
+        for (const std::string& d : r.deps) // no edge writes a dependency: no cycle
+            check(!std::binary_search(written.begin(), written.end(), d) && d != output);
+        check(4 * (3 + r.deps.size()) <= (1u << 19) - 1);
+        restored.push_back(r);
+    }
+    if (!restored.empty()) {
+        auto empty = regen::parse_deps_log(std::string("# ninjadeps\n\x04\0\0\0", 16));
+        check(empty.ok());
+        const std::string log =
+            std::string("# ninjadeps\n\x04\0\0\0", 16) + regen::deps_log_append(*empty, restored);
+        auto read = regen::parse_deps_log(log); // checks ninja's limits and ids as ninja does
+        check(read.ok());
+        for (const auto& r : restored)
+            check(read->has_record(r.output));
     }
     auto log = regen::parse_deps_log(text);
     if (!log) return 0;
