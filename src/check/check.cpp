@@ -39,8 +39,8 @@ std::string cuid_in(std::string_view command) {
 }
 
 /// The CUID of the split steps that write `edge`'s output: the first `-cuid=`
-/// of it or of the edges it reads from, nearest first (the host compile, the
-/// device compiles), at most three edges away.
+/// in the command or response file of it or of the edges it reads from, nearest first (the host
+/// compile, the device compiles), at most three edges away.
 std::string split_cuid(const ninja::Manifest& m, uint32_t edge) {
     std::deque<std::pair<uint32_t, int>> todo{{edge, 0}};
     std::set<uint32_t> seen{edge};
@@ -48,6 +48,9 @@ std::string split_cuid(const ninja::Manifest& m, uint32_t edge) {
         auto [e, depth] = todo.front();
         todo.pop_front();
         if (std::string c = cuid_in(command_of(m, e)); !c.empty()) return c;
+        // A step with a response file has its words there.
+        if (auto r = m.edge(e).evaluate("rspfile_content"); r)
+            if (std::string c = cuid_in(*r); !c.empty()) return c;
         if (depth == 3) continue;
         ninja::EdgeRef ref = m.edge(e);
         for (const auto& list : {ref.inputs(), ref.implicit_inputs()})
@@ -138,6 +141,33 @@ std::vector<std::string> relinked(const compile::LinkAnalysis& l, const std::str
     return argv;
 }
 
+/// The words of an original compile that names ninja's response file `rspfile`,
+/// reading `copy` instead and writing `out` (its depfile beside it) with CUID
+/// `cuid`. The split only takes such a compile when what it edits is outside
+/// the file (compile/analysis.h), so the file's words stay as they are.
+std::vector<std::string> with_response_file(const std::vector<std::string>& argv,
+                                            const std::string& rspfile, const std::string& copy,
+                                            const std::string& out, const std::string& cuid) {
+    std::vector<std::string> o;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& w = argv[i];
+        if ((w == "-o" || w == "-MF") && i + 1 < argv.size()) {
+            o.insert(o.end(), {w, w == "-o" ? out : out + ".d"});
+            ++i;
+        } else if (w.starts_with("-o") && w.size() > 2) {
+            o.push_back("-o" + out);
+        } else if (w.starts_with("-MF") && w.size() > 3) {
+            o.push_back("-MF" + out + ".d");
+        } else if (w == "@" + rspfile) {
+            o.push_back("@" + copy);
+        } else if (!w.starts_with("-cuid=")) {
+            o.push_back(w);
+        }
+    }
+    if (!cuid.empty()) o.push_back("-cuid=" + cuid);
+    return o;
+}
+
 } // namespace
 
 Result<std::vector<Target>> split_targets(const std::string& manifest, const std::string& compdb) {
@@ -166,10 +196,13 @@ Result<split::Verdict> check_target(const Target& t, const std::string& scratch)
     } else {
         s = split::reference_step(a, t.cuid, ref, ref + ".d");
         if (a.rsp) {
-            auto content = split::to_response_file(s, s.argv[0], ref + ".rsp");
-            if (content)
-                if (auto st = util::write_file_atomic(ref + ".rsp", *content); !st)
-                    return st.error();
+            // The driver must see the words as the original wrote them: its
+            // response file named, not expanded (as the steps' files do).
+            auto r = compile::recognise(t.command);
+            if (!r.command) return error_at(t.output, "its original command is not understood");
+            s.argv = with_response_file(r.command->argv, t.rspfile, ref + ".rsp", ref, t.cuid);
+            if (auto st = util::write_file_atomic(ref + ".rsp", t.rspfile_content); !st)
+                return st.error();
         }
     }
     if (s.argv.empty()) return error_at(t.output, "its original command is not understood");

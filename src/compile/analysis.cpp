@@ -274,6 +274,10 @@ Decision decide(const Facts& f, const Analysis& a) {
         return leave(R::NotHip, "'" + f.inputs[0].first + "' is compiled as " + lang + ", not HIP");
     if (f.from_rsp)
         return leave(R::ResponseFile, "an option the split edits is inside a response file");
+    // hipcc (a script) decides what to add from the words it sees, not from its
+    // response files' words: the steps' own response files would change them.
+    if (a.rsp && a.command.compiler == CompilerKind::Hipcc)
+        return leave(R::ResponseFile, "hipcc does not read response files itself");
     if (f.save_temps) return leave(R::SaveTemps, "-save-temps keeps the driver's temporaries");
     if (f.time_trace) return leave(R::TimeTrace, "-ftime-trace writes one trace per job");
     if (f.side_output) return leave(R::SideOutput, "-MJ or -o - cannot be split");

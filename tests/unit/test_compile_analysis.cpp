@@ -102,6 +102,14 @@ TEST_CASE("response files are expanded: the command is what they say, and steps 
     CHECK(a.expanded.size() == 11);
     a = analyze_string(kHip + "@/nonexistent/phc.rsp -c k.hip", {});
     CHECK(a.decision.reason == Reason::ResponseFile);
+    // hipcc does not look into response files: the steps' own would change what it sees.
+    in.rspfile_content = "-DX=1 -Iinc";
+    a = analyze_string(
+        "hipcc -x hip @k.rsp --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip -o k.o", in);
+    CHECK(a.decision.reason == Reason::ResponseFile);
+    CHECK(a.decision.text == "hipcc does not read response files itself");
+    CHECK(analyze_string("hipcc -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip", in)
+              .decision.split());
 }
 
 TEST_CASE("apply_probe overturns a split the driver would not do that way") {

@@ -335,7 +335,10 @@ Result<regen::Summary> regen_in_place(const std::string& manifest = "build.ninja
 /// ./clang++, a stand-in for clang-15 (no compiler runs): it prints clang-15's
 /// recorded `-###` jobs, and rejects -fno-such-flag... options as clang does.
 void write_fake_clang() {
-    write("clang++", "#!/bin/sh\nfor a; do case $a in -fno-such-flag*) "
+    // Its arguments may come in a response file (a long probe's, probe.h).
+    write("clang++", "#!/bin/sh\nfor a; do case $a in @*) ! grep -q -- -fno-such-flag "
+                     "\"${a#@}\" || { echo \"clang: error: unknown argument\" >&2; exit 1; };; "
+                     "-fno-such-flag*) "
                      "echo \"clang: error: unknown argument: '$a'\" >&2; exit 1;; esac; done\n"
                      "cat '" PHC_TEST_DATA "/split/c15.txt' >&2\n");
     REQUIRE(::chmod("clang++", 0755) == 0);

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# Fidelity: the split's objects and links are the driver's own, on sources
+# written to break that (tests/e2e/fidelity/: string literals of every kind,
+# device, constant and managed variables, anonymous namespaces, templates,
+# lambdas, extern "C", weak and used symbols, device printf, a source without
+# device code, -g), through every mode (regen plain, --overlap-host, RDC with
+# its links, the new driver, response files, ccache, gen, the launcher) and
+# every compiler here (clang 15, hipcc, clang 19 old and new driver, clang 22
+# old and new driver). `phc-ninja check --all` is the oracle where it can be
+# (it compiles each object with the driver and the split's CUID); it and
+# PHC_CHECK=1 are shown to fail on an object that differs. Then the embed
+# step's guard: an object whose code points into .hip_fatbin fails the step.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+dir=$(suite_dir fidelity)
+cd "$dir" || exit 1
+mkdir -p tmp
+export TMPDIR=$dir/tmp PHC_PROBE_CACHE=$dir/probes.json
+corpus=$PHC_SRC/tests/e2e/fidelity
+C19=/usr/lib/llvm-19/bin/clang++
+C22=/usr/lib/llvm-22/bin/clang++
+SHIM="-mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64" # ROCm 5.2 headers under clang 22
+ARCHS="--offload-arch=gfx906 --offload-arch=gfx90a"
+FLAGS="-x hip $HIP_FLAGS_DEFAULT -std=c++17 -O2 -I$corpus"
+sources=(strings symbols hostinst nokernel devvar)
+# name|compiler|flags of each compiler and driver mode
+all=("c15|clang++-15|" "cc|hipcc|" "c19|$C19|--offload-compress" "c19n|$C19|--offload-new-driver"
+  "c22|$C22|$SHIM" "c22n|$C22|--offload-new-driver $SHIM")
+
+# manifest DIR EXTRA COMPILER...: DIR/build.ninja compiling every source with
+# each compiler (flags plus EXTRA), and strings.hip with -g for the first.
+manifest() {
+  local d=$1 extra=$2 c n cc fl s
+  shift 2
+  mkdir -p "$d"
+  {
+    printf 'rule hip\n  command = $cc %s $flags -MD -MF $out.d -c $in -o $out\n' "$FLAGS"
+    printf '  depfile = $out.d\n  deps = gcc\n  description = CC $out\n'
+    printf 'rule link\n  command = $cc --rocm-path=/usr $flags --hip-link $in -o $out\n'
+    for c in "$@"; do
+      IFS='|' read -r n cc fl <<<"$c"
+      for s in "${sources[@]}"; do
+        printf 'build %s/%s.o: hip %s/%s.hip\n  cc = %s\n  flags = %s %s %s\n' \
+          "$n" "$s" "$corpus" "$s" "$cc" "$fl" "$extra" "$ARCHS"
+      done
+    done
+    IFS='|' read -r n cc fl <<<"$1"
+    printf 'build %s/strings-g.o: hip %s/strings.hip\n  cc = %s\n  flags = -g %s %s %s\n' \
+      "$n" "$corpus" "$cc" "$fl" "$extra" "$ARCHS"
+  } >"$d/build.ninja"
+}
+
+# checked DIR N [CHECK ARGS...]: `phc-ninja check --all` in DIR finds N split
+# outputs, every one identical to the driver's own.
+checked() {
+  local d=$1 n=$2
+  shift 2
+  "$PHC" check -C "$d" --all "$@" >"$d/check.out" 2>&1 || fail "check in $d: $(cat "$d/check.out")"
+  grep -q "^phc-ninja check: $n of $n split outputs checked: $n identical$" "$d/check.out" ||
+    fail "check in $d did not find $n identical split outputs: $(cat "$d/check.out")"
+}
+
+# built DIR REGEN-ARGS...: regen and ninja in DIR.
+built() {
+  local d=$1
+  shift
+  (cd "$d" && "$PHC" regen "$@" >regen.out 2>&1) || fail "regen $* in $d: $(cat "$d/regen.out")"
+  ninja -C "$d" >"$d/ninja.out" 2>&1 || fail "build in $d failed: $(tail -20 "$d/ninja.out")"
+}
+
+# 1. Plain split and --overlap-host, every compiler: 6 x 5 objects and one -g.
+manifest split "" "${all[@]}"
+built split
+checked split 31
+pass "plain split: 31 objects of 6 compilers and driver modes identical to the driver's"
+manifest overlap "" "${all[@]}"
+built overlap --overlap-host
+expect_eq "embed edges under --overlap-host" 31 "$(grep -c 'PHC_DESC = HIP embed ' overlap/build.ninja)"
+checked overlap 31
+for o in overlap/*/nokernel.o; do
+  ! llvm-objdump -h "$o" | grep -q hip_fatbin || fail "$o has a .hip_fatbin (the driver's has none)"
+done
+pass "--overlap-host: 31 objects identical, those without device code too (no .hip_fatbin)"
+
+# 2. Relocatable device code: the compiles and a program per compiler; the
+# links phc-ninja splits (clang 15, clang 22's new driver) identical. clang 15
+# is called from its own folder: invoked as /usr/bin/clang++-15 it would link
+# device code with /usr/bin/lld, which is Debian's generic lld 14 where that
+# package is installed, and fail in the driver itself. hipcc calls
+# /usr/bin/clang++-15 whatever its environment says: its objects, no program.
+L15=/usr/lib/llvm-15/bin/clang++
+rdc=("c15|$L15|" "cc|hipcc|" "c19|$C19|" "c22n|$C22|--offload-new-driver $SHIM")
+manifest rdc -fgpu-rdc "${rdc[@]}"
+for c in "${rdc[@]}"; do
+  IFS='|' read -r n cc fl <<<"$c"
+  printf 'build %s/main.o: hip %s/main.hip\n  cc = %s\n  flags = %s -fgpu-rdc %s\n' \
+    "$n" "$corpus" "$cc" "$fl" "$ARCHS" >>rdc/build.ninja
+  [ "$n" = cc ] && continue
+  printf 'build %s/app: link %s/strings.o %s/symbols.o %s/hostinst.o %s/nokernel.o %s/devvar.o %s/main.o\n' \
+    "$n" "$n" "$n" "$n" "$n" "$n" "$n" >>rdc/build.ninja
+  printf '  cc = %s\n  flags = %s -fgpu-rdc %s\n' "$cc" "$fl" "$ARCHS" >>rdc/build.ninja
+done
+built rdc --explain
+grep -q "c19/app" rdc/regen.out || fail "no decision for clang 19's old-driver RDC link: $(cat rdc/regen.out)"
+"$PHC" check -C rdc --all >rdc/check.out 2>&1 || fail "check of the RDC build: $(cat rdc/check.out)"
+grep -q "^phc-ninja check: 27 of 27 split outputs checked" rdc/check.out || fail "not 27 outputs: $(cat rdc/check.out)"
+# Only hostinst.o of clang 15, hipcc and clang 19 may be UNSTABLE (the driver differs from itself).
+if grep -v '^identical  ' rdc/check.out | grep -v '^phc-ninja check: ' |
+  grep -Ev '^UNSTABLE   (c15|cc|c19)/hostinst.o: two runs of the driver'"'"'s own compile differ'; then
+  fail "RDC outputs that are neither identical nor known to be unstable: $(cat rdc/check.out)"
+fi
+for n in c15 c22n; do
+  grep -q "^identical  $n/app$" rdc/check.out || fail "$n/app was not checked: $(cat rdc/check.out)"
+done
+grep -q "^identical  c22n/hostinst.o$" rdc/check.out || fail "clang 22's hostinst.o: $(cat rdc/check.out)"
+! grep -q "c19/app" rdc/check.out || fail "clang 19's old-driver RDC link was split: $(cat rdc/check.out)"
+pass "-fgpu-rdc: 25 objects (4 compilers) and the programs of clang 15 and clang 22's new driver identical, or the driver not deterministic ($(grep -c '^UNSTABLE' rdc/check.out || true) of 3 hostinst.o)"
+
+# 3. Response files (what CMake's rules write) and ccache, plain and overlapped.
+mkdir -p rsp
+{
+  printf 'rule hip_rsp\n  command = $cc -x hip @$out.rsp $flags -MD -MF $out.d -c $in -o $out\n'
+  printf '  rspfile = $out.rsp\n  rspfile_content = %s\n' "${FLAGS#-x hip }"
+  printf '  depfile = $out.d\n  deps = gcc\n'
+  for c in "c15|clang++-15|" "cc|hipcc|" "c22n|$C22|--offload-new-driver $SHIM"; do
+    IFS='|' read -r n cc fl <<<"$c"
+    for s in strings symbols; do
+      printf 'build %s/%s.o: hip_rsp %s/%s.hip\n  cc = %s\n  flags = %s %s\n' \
+        "$n" "$s" "$corpus" "$s" "$cc" "$fl" "$ARCHS"
+      printf 'build cache/%s-%s.o: hip_rsp %s/%s.hip\n  cc = ccache %s\n  flags = %s %s\n' \
+        "$n" "$s" "$corpus" "$s" "$cc" "$fl" "$ARCHS"
+    done
+  done
+} >rsp/build.ninja
+export CCACHE_DIR=$dir/ccache CCACHE_NOHASHDIR=1
+unset CCACHE_DISABLE CCACHE_EXTRAFILES
+built rsp --overlap-host --explain
+# hipcc does not read response files: the steps' own would change what it sees.
+for o in cc/strings.o cache/cc-symbols.o; do
+  grep -q "$o.*hipcc does not read response files itself" rsp/regen.out ||
+    fail "$o (hipcc with a response file) is not left alone: $(grep "$o" rsp/regen.out)"
+done
+checked rsp 8
+ninja -C rsp -t clean >/dev/null
+ninja -C rsp >rsp/ninja2.out 2>&1 || fail "rebuild from the cache failed: $(tail rsp/ninja2.out)"
+ccache -s -v >ccache.out 2>&1 || true
+grep -Eq "Hits: +[1-9]" ccache.out || fail "no ccache hits on the rebuild: $(cat ccache.out)"
+checked rsp 8
+pass "response files and ccache (built, then from the cache), overlapped: 8 objects identical, hipcc's left alone"
+
+# 4. gen from the database ninja writes for the plain manifest, overlapped.
+manifest gen "" "c15|clang++-15|" "c22n|$C22|--offload-new-driver $SHIM"
+(cd gen && ninja -t compdb hip >compile_commands.json) || fail "ninja -t compdb failed"
+(cd gen && "$PHC" gen --overlap-host -p compile_commands.json -o phc.ninja >gen.out 2>&1) ||
+  fail "gen failed: $(cat gen/gen.out)"
+ninja -C gen -f phc.ninja >gen/ninja.out 2>&1 || fail "gen build failed: $(tail gen/ninja.out)"
+checked gen 11 -f phc.ninja
+pass "gen --overlap-host: 11 objects identical"
+
+# 5. The launcher: PHC_CHECK=1 compares each object with the driver's own.
+mkdir -p launch
+for c in "c15|clang++-15||1" "cc|hipcc||0" "c22n|$C22|--offload-new-driver $SHIM|1"; do
+  IFS='|' read -r n cc fl overlap <<<"$c"
+  for s in "${sources[@]}"; do
+    # shellcheck disable=SC2086
+    PHC_CHECK=1 PHC_OVERLAP_HOST=$overlap PHC_NINJA_TRACE=$dir/launch/trace.log \
+      "$(dirname "$PHC")/phc-launch" $cc $FLAGS $fl $ARCHS -c "$corpus/$s.hip" \
+      -o "launch/$n-$s.o" 2>launch/err.out || fail "PHC_CHECK=1 phc-launch $n $s: $(cat launch/err.out)"
+  done
+done
+expect_eq "objects the launcher split" 15 "$(grep -c '::gfx906' launch/trace.log)"
+pass "the launcher under PHC_CHECK=1: 15 objects (3 compilers, 5 sources, overlapped or not) identical"
+
+# 6. The checks can fail: a compiler whose host-only compiles differ from its
+# whole compiles (a shim) gives objects that are not the driver's.
+mkdir -p shim/bin
+cat >shim/bin/clang++ <<'S'
+#!/bin/sh
+case " $* " in *" --offload-host-only "*) exec clang++-15 -DPHC_SHIM_HOST "$@" ;; esac
+exec clang++-15 "$@"
+S
+chmod +x shim/bin/clang++
+cat >shim/s.hip <<'S'
+#include <hip/hip_runtime.h>
+__global__ void k(int* p) { p[0] = 1; }
+#ifdef PHC_SHIM_HOST
+int shim_host_only = 1;
+#endif
+S
+if PHC_CHECK=1 "$(dirname "$PHC")/phc-launch" "$dir/shim/bin/clang++" -x hip $HIP_FLAGS_DEFAULT \
+  $ARCHS -c shim/s.hip -o shim/s.o 2>shim/err.out; then
+  fail "PHC_CHECK=1 accepted an object that is not the driver's"
+fi
+grep -q "shim/s.o is not the driver's own compile (PHC_CHECK=1): first difference in" shim/err.out ||
+  fail "PHC_CHECK=1 did not say where the object differs: $(cat shim/err.out)"
+[ ! -e shim/s.o ] || fail "PHC_CHECK=1 left the object that differs"
+printf 'rule hip\n  command = %s -x hip %s %s -c $in -o $out\nbuild s.o: hip s.hip\n' \
+  "$dir/shim/bin/clang++" "$HIP_FLAGS_DEFAULT" "$ARCHS" >shim/build.ninja
+built shim
+if "$PHC" check -C shim >shim/check.out 2>&1; then fail "check passed an object that differs: $(cat shim/check.out)"; fi
+grep -q "^DIFFERS    s.o: first difference in section " shim/check.out ||
+  fail "check did not name the section that differs: $(cat shim/check.out)"
+grep -q "1 DIFFER from the driver's" shim/check.out || fail "no summary of the difference: $(cat shim/check.out)"
+pass "PHC_CHECK=1 and phc-ninja check fail, naming where, on an object that is not the driver's"
+
+# 7. The embed step's guard, on objects made with gcc: the wrapper may point
+# into .hip_fatbin; code that does is refused (nothing written, and the host
+# object removed so the next build compiles it again).
+mkdir -p guard && cd guard || exit 1
+printf 'PLACEHOLDER' >ph.txt
+printf 'device code' >bundle.bin
+cat >wrapper.c <<'C'
+__attribute__((section(".hip_fatbin"), used, aligned(8))) static const char fb[] = "PLACEHOLDER";
+struct wrapper { int magic, version; const void* binary; void* unused; };
+__attribute__((section(".hipFatBinSegment"), used)) const struct wrapper w = {0x48495046, 1, fb, 0};
+C
+{ cat wrapper.c; echo 'const char* leak(void) { return fb; }'; } >stray.c
+gcc -O2 -c wrapper.c -o wrapper.o && gcc -O2 -c stray.c -o stray.o || fail "gcc failed"
+OC=$(ls /usr/bin/llvm-objcopy-* | sort -t- -k3 -n | tail -1)
+"$PHC" embed --objcopy "$OC" --placeholder ph.txt --bundle bundle.bin --host wrapper.o -o ok.o ||
+  fail "the embed step refused an object whose wrapper alone points into .hip_fatbin"
+llvm-objcopy-22 --dump-section .hip_fatbin=fb.bin ok.o /dev/null
+printf 'device code\0' | cmp -s - fb.bin || fail "ok.o's .hip_fatbin is not the bundle and the NUL"
+if "$PHC" embed --objcopy "$OC" --placeholder ph.txt --bundle bundle.bin --host stray.o -o bad.o 2>err.out; then
+  fail "the embed step wrote an object whose code points into .hip_fatbin"
+fi
+grep -q "^bad.o: error: .text.* refers to .hip_fatbin" err.out || fail "the guard's error: $(cat err.out)"
+[ ! -e bad.o ] && [ ! -e stray.o ] || fail "the refused embed left bad.o or the host object"
+cd "$dir" || exit 1
+pass "the embed guard: a wrapper's reference is taken, code pointing into .hip_fatbin fails the step"
