@@ -3,7 +3,7 @@
 #include "gen/compdb.h"
 #include "gen/generate.h"
 #include "gen/paths.h"
-#include "report/log.h"
+#include "ninja/build_log.h"
 #include "util/file.h"
 
 #include <cerrno>
@@ -102,7 +102,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
     // beside the file it builds, when run from there as the README says).
     if (!to_stdout)
         if (auto log = util::read_file(dir_of(out_abs) + "/.ninja_log"))
-            options.durations = report::last_durations(*log);
+            options.durations = ninja::last_durations(*log);
     auto g = generate(*db, options);
     if (!g) return g.error();
     GenReport report{request.ninja_file, g->entries, g->split, g->plain,

@@ -1,9 +1,9 @@
 // PHC_NINJA_TRACE: appending ninja-log-style lines so ninjatracing (or Perfetto
 // through it) shows each architecture's compile as its own bar.
 //
-// Format (ninja's .ninja_log v5): a first line "# ninja log v5", then one line per
-// finished step: start_ms TAB end_ms TAB mtime TAB name TAB command_hash.
-// ninjatracing groups lines by command_hash, so each step gets its own hash
+// Format: ninja's .ninja_log v5 (ninja/build_log.h), one line per finished
+// step, its mtime its end time.
+// ninjatracing groups lines by command hash, so each step gets its own hash
 // (of its name). Times are milliseconds since the epoch: launchers run as
 // separate processes and share no build start.
 #pragma once

@@ -1,6 +1,6 @@
 #include "regen/depsets.h"
 
-#include "regen/depslog.h"
+#include "regen/records.h"
 #include "util/file.h"
 #include "util/hash.h"
 
@@ -341,12 +341,12 @@ Status append_set(const std::string& sets, const std::string& index, int fd, con
 }
 
 /// Appends what ninja is about to record for `target` to SETS.records
-/// (depslog.h), in one write: lines of concurrent edges never mix. Nothing
+/// (records.h), in one write: lines of concurrent edges never mix. Nothing
 /// when the target cannot be stat'ed or there is no .phc-ninja/ folder.
 void remember_record(const std::string& sets, std::string target, std::vector<std::string> deps) {
     // A line is words split on spaces: an output a depfile could not carry has none.
     if (!plain_path(target) || !exists(sets)) return;
-    const int64_t mtime = mtime_ns(target);
+    const int64_t mtime = ninja::mtime_ns(target);
     if (mtime < 0) return;
     DepsRecord r{std::move(target), mtime, std::move(deps)};
     const std::string records = sets + ".records";

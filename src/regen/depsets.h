@@ -83,7 +83,7 @@ DepSet make_depset(std::vector<std::string> deps);
 /// alone when it is unusual, or `sets` or its list of outputs does not exist;
 /// an Error only for a failure that may have left `sets` inconsistent with its
 /// index (the next run repairs the index). What ninja will record is also
-/// appended to SETS.records (depslog.h), for `output` (the edge's output, when
+/// appended to SETS.records (records.h), for `output` (the edge's output, when
 /// it is not the depfile's target) or the depfile's target.
 Status deps_set(const std::string& sets, const std::string& depfile,
                 const std::vector<std::string>& inputs = {}, const std::string& output = {});

@@ -2,15 +2,15 @@
 
 #include "compile/analysis.h"
 #include "compile/shell.h"
+#include "ninja/build_log.h"
 #include "ninja/manifest.h"
 #include "ninja/paths.h"
 #include "ninja/writer.h"
 #include "probe/probe.h"
 #include "regen/depsets.h"
-#include "regen/depslog.h"
 #include "regen/edges.h"
 #include "regen/original.h"
-#include "report/log.h"
+#include "regen/records.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/file.h"
@@ -761,11 +761,11 @@ std::string ninja_log_path(const ninja::Manifest& m, std::string_view name) {
 /// The durations the manifest's .ninja_log records (none without one).
 split::Durations last_durations(const ninja::Manifest& m) {
     auto text = util::read_file(ninja_log_path(m, ".ninja_log"));
-    return text ? report::last_durations(*text) : split::Durations{};
+    return text ? ninja::last_durations(*text) : split::Durations{};
 }
 
 /// Puts back the deps records of the split edges that a direct `cmake` run
-/// dropped from .ninja_deps (depslog.h); a failure is a warning: the build
+/// dropped from .ninja_deps (records.h); a failure is a warning: the build
 /// then recompiles what has no record, as it would without this.
 void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, Summary& sum) {
     const std::string records = std::string(kSetsFile) + ".records";
@@ -791,8 +791,8 @@ void restore_split_deps(const std::vector<std::unique_ptr<Top>>& tops, Summary& 
     // clean-up inside a build) and the manifest is rewritten, so ninja reloads
     // its logs before it writes another record: appends never race its ids.
     // Another ninja building here meanwhile would (restore_deps waits for none).
-    auto r = restore_deps(ninja_log_path(tops.front()->m, ".ninja_deps"), records, outputs,
-                          written);
+    auto r =
+        restore_deps(ninja_log_path(tops.front()->m, ".ninja_deps"), records, outputs, written);
     if (!r) {
         sum.warnings.push_back(r.error().text());
         return;

@@ -45,7 +45,7 @@ struct Summary {
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
     size_t probes_run = 0;
     /// Deps records of split edges put back into .ninja_deps after a direct
-    /// `cmake` run had dropped them (depslog.h).
+    /// `cmake` run had dropped them (records.h).
     size_t deps_restored = 0;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)

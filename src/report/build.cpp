@@ -162,11 +162,11 @@ struct Joined {
 };
 
 /// One step per measured edge, with its times.
-Joined join_entries(const ninja::Manifest& m, const BuildLog& log) {
+Joined join_entries(const ninja::Manifest& m, const ninja::BuildLog& log) {
     Joined j;
     j.step_of_edge.assign(m.edge_count(), -1);
     int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
-    for (const LogEntry& e : log.entries) {
+    for (const ninja::LogEntry& e : log.entries) {
         first = std::min(first, e.start);
         last = std::max(last, e.end);
         auto node = m.find_node(e.output);
@@ -237,7 +237,7 @@ void classify_edge(Step& s, const ninja::EdgeRef& e) {
 
 } // namespace
 
-Build make_build(const ninja::Manifest& m, const BuildLog& log) {
+Build make_build(const ninja::Manifest& m, const ninja::BuildLog& log) {
     Joined j = join_entries(m, log);
     for (uint32_t i = 0; i < j.build.steps.size(); ++i) {
         Step& s = j.build.steps[i];

@@ -3,8 +3,8 @@
 // architecture and object, and the measured steps it waited for.
 #pragma once
 
+#include "ninja/build_log.h"
 #include "ninja/manifest.h"
-#include "report/log.h"
 
 #include <cstdint>
 #include <string>
@@ -71,7 +71,7 @@ void classify(Step& s, std::string_view rule, std::string_view description, int 
 /// edge with several outputs logs each; it counts once, with its longest
 /// time), its dependencies the measured producers of its inputs (explicit,
 /// implicit and order-only), as `ninja -t graph` draws them.
-Build make_build(const ninja::Manifest& m, const BuildLog& log);
+Build make_build(const ninja::Manifest& m, const ninja::BuildLog& log);
 
 /// The number of --offload-arch= (or --offload-arch X, --cuda-gpu-arch=) values in `command`.
 int count_offload_archs(std::string_view command);

@@ -1,8 +1,8 @@
 #include "report/report.h"
 
+#include "ninja/build_log.h"
 #include "ninja/manifest.h"
 #include "report/html.h"
-#include "report/log.h"
 #include "report/trace.h"
 #include "util/file.h"
 
@@ -53,7 +53,7 @@ Result<std::string> run_report(const Request& r) {
     auto m = ninja::load_manifest(r.manifest);
     if (!m) return m.error();
     std::string log_file = log_path(*m);
-    auto log = read_log(log_file, shown_path(r.dir, log_file));
+    auto log = ninja::read_log(log_file, shown_path(r.dir, log_file));
     if (!log) return log.error();
     int cores = r.cores > 0 ? r.cores : static_cast<int>(std::thread::hardware_concurrency());
     Analysis a = analyse(make_build(*m, *log), cores > 0 ? cores : 1);

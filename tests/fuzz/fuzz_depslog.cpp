@@ -1,4 +1,4 @@
-// Fuzzes the deps-log reader (regen/depslog.h) from outside: any bytes as
+// Fuzzes the deps-log reader (ninja/deps_log.h, regen/records.h) from outside: any bytes as
 // .ninja_deps, and any text as .phc-ninja/deps.ninja.records. The reader may
 // refuse a log, never crash; a log it accepts, with records appended, reads
 // back with every old path at its id, the new paths after them and a record
@@ -7,7 +7,8 @@
 // name as the manifest's) is what a build could have recorded: no
 // dependency an edge writes (no cycle), and a log ninja reads back whole.
 #include "fuzz_check.h"
-#include "regen/depslog.h"
+#include "ninja/deps_log.h"
+#include "regen/records.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -38,24 +39,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         restored.push_back(r);
     }
     if (!restored.empty()) {
-        auto empty = regen::parse_deps_log(std::string("# ninjadeps\n\x04\0\0\0", 16));
+        auto empty = ninja::parse_deps_log(std::string("# ninjadeps\n\x04\0\0\0", 16));
         check(empty.ok());
         const std::string log =
-            std::string("# ninjadeps\n\x04\0\0\0", 16) + regen::deps_log_append(*empty, restored);
-        auto read = regen::parse_deps_log(log); // checks ninja's limits and ids as ninja does
+            std::string("# ninjadeps\n\x04\0\0\0", 16) + ninja::deps_log_append(*empty, restored);
+        auto read = ninja::parse_deps_log(log); // checks ninja's limits and ids as ninja does
         check(read.ok());
         for (const auto& r : restored)
             check(read->has_record(r.output));
     }
-    auto log = regen::parse_deps_log(text);
+    auto log = ninja::parse_deps_log(text);
     if (!log) return 0;
     check(log->size == text.size());
     check(log->paths.size() == log->ids.size() && log->recorded.size() == log->paths.size());
     const auto before = log->paths;
     std::vector<std::string> deps{"phc_fuzz_dep"};
     if (!before.empty()) deps.push_back(before[0]);
-    const std::string more = regen::deps_log_append(*log, {{"phc_fuzz_out", 42, deps}});
-    auto back = regen::parse_deps_log(text + more);
+    const std::string more = ninja::deps_log_append(*log, {{"phc_fuzz_out", 42, deps}});
+    auto back = ninja::parse_deps_log(text + more);
     check(back.ok());
     for (size_t i = 0; i < before.size(); ++i)
         check(back->paths[i] == before[i]);

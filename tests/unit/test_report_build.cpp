@@ -1,5 +1,6 @@
 // report: log entries joined with the manifest (kinds, architectures,
 // objects, multi-output edges), the JSON summary and the trace.
+#include "ninja/build_log.h"
 #include "ninja/manifest.h"
 #include "report/summary.h"
 #include "report/trace.h"
@@ -77,7 +78,7 @@ constexpr const char* kLog = "# ninja log v5\n"
 Analysis analysed(int cores) {
     auto m = ninja::parse_manifest(kManifest);
     REQUIRE(m);
-    auto log = parse_log(kLog, ".ninja_log");
+    auto log = ninja::parse_log(kLog, ".ninja_log");
     REQUIRE(log);
     return analyse(make_build(*m, *log), cores);
 }

@@ -1,8 +1,8 @@
-// Restoring split edges' deps records (regen/depslog.h): ninja's deps log
-// format read and appended, SETS.records read, records put back only where
-// they describe the output as it is.
+// Restoring split edges' deps records (regen/records.h): SETS.records read,
+// records put back only where they describe the output as it is.
+#include "ninja/deps_log.h"
 #include "regen/depsets.h"
-#include "regen/depslog.h"
+#include "regen/records.h"
 #include "scratch.h"
 #include "util/file.h"
 
@@ -45,86 +45,6 @@ int64_t mtime_ns(const std::string& path) {
 
 } // namespace
 
-TEST_CASE("deps log: records appended are read back, each path recorded once") {
-    auto log = regen::parse_deps_log(empty_log());
-    REQUIRE(log.ok());
-    CHECK(log->paths.empty());
-    const DepsRecord a{"o/a.o.phc/gfx906.o", 1764557000123456789, {"phc_s_1", "/i/x.h"}};
-    const DepsRecord b{"o/a.o.phc/gfx90a.o", int64_t{1} << 33, {"phc_s_1"}};
-    std::string text = empty_log() + regen::deps_log_append(*log, {a, b});
-    CHECK(log->size == text.size());
-    auto back = regen::parse_deps_log(text);
-    REQUIRE_MESSAGE(back.ok(), (back.ok() ? "" : back.error().message));
-    // Paths in order of first use; phc_s_1 once.
-    CHECK(back->paths == std::vector<std::string>{"o/a.o.phc/gfx906.o", "phc_s_1", "/i/x.h",
-                                                  "o/a.o.phc/gfx90a.o"});
-    CHECK(back->has_record("o/a.o.phc/gfx906.o"));
-    CHECK(back->has_record("o/a.o.phc/gfx90a.o"));
-    CHECK_FALSE(back->has_record("phc_s_1")); // a path, not a record
-    CHECK_FALSE(back->has_record("o/b.o"));
-    // Appending to what was read reuses its ids: only the new path is written.
-    const DepsRecord c{"o/b.o", 5, {"/i/x.h"}};
-    const std::string more = regen::deps_log_append(*back, {c});
-    CHECK(more.size() == (4 + 8 + 4) + (4 + 4 + 8 + 4)); // "o/b.o" padded to 8, one dep
-    auto again = regen::parse_deps_log(text + more);
-    REQUIRE(again.ok());
-    CHECK(again->paths.size() == 5);
-    CHECK(again->has_record("o/b.o"));
-}
-
-TEST_CASE("deps log: the bytes are ninja's own") {
-    // tests/data/ninja-1.11.deps: what ninja 1.11.1 wrote for two edges with
-    // deps = gcc (x.o.phc/gfx906.o and x.o, each reading a.h, sub/b.h and a set).
-    auto real = util::read_file(std::string(PHC_TEST_DATA) + "/ninja-1.11.deps");
-    REQUIRE(real.ok());
-    auto log = regen::parse_deps_log(*real);
-    REQUIRE_MESSAGE(log.ok(), (log.ok() ? "" : log.error().message));
-    CHECK(log->paths == std::vector<std::string>{"x.o.phc/gfx906.o", "a.h", "sub/b.h",
-                                                 "phc_s_0123456789abcdef", "x.o"});
-    CHECK(log->has_record("x.o.phc/gfx906.o"));
-    CHECK(log->has_record("x.o"));
-    CHECK_FALSE(log->has_record("a.h"));
-    // The same records appended to an empty log give the same bytes.
-    auto empty = regen::parse_deps_log(empty_log());
-    REQUIRE(empty.ok());
-    const std::vector<std::string> deps{"a.h", "sub/b.h", "phc_s_0123456789abcdef"};
-    const std::string ours =
-        empty_log() +
-        regen::deps_log_append(*empty, {{"x.o.phc/gfx906.o", 1796093711318947478, deps},
-                                        {"x.o", 1796093711322947478, deps}});
-    CHECK(ours == *real);
-}
-
-TEST_CASE("deps log: another version or a damaged log is refused") {
-    CHECK_FALSE(regen::parse_deps_log("").ok());
-    CHECK_FALSE(regen::parse_deps_log(empty_log(3)).ok());
-    CHECK_FALSE(regen::parse_deps_log("# ninjalog\n" + empty_log().substr(12)).ok());
-    auto log = regen::parse_deps_log(empty_log());
-    REQUIRE(log.ok());
-    const std::string whole =
-        empty_log() + regen::deps_log_append(*log, {{"a.o", 7, {"x.h", "y.h"}}});
-    REQUIRE(regen::parse_deps_log(whole).ok());
-    // Cut between records it is a shorter log (three paths of 12 bytes, no
-    // record yet); cut inside one it is damaged.
-    const size_t start = empty_log().size();
-    for (size_t cut = start + 1; cut < whole.size(); ++cut) {
-        auto part = regen::parse_deps_log(whole.substr(0, cut));
-        const bool boundary = cut == start + 12 || cut == start + 24 || cut == start + 36;
-        CHECK_MESSAGE(part.ok() == boundary, "cut at ", cut);
-        if (part.ok()) CHECK_FALSE(part->has_record("a.o"));
-    }
-    // The same path recorded twice (two writers that both lacked it).
-    auto twice = regen::parse_deps_log(whole);
-    REQUIRE(twice.ok());
-    twice->ids.erase("a.o");
-    CHECK_FALSE(
-        regen::parse_deps_log(whole + regen::deps_log_append(*twice, {{"a.o", 8, {}}})).ok());
-    // A path whose checksum is not its id (two writers at once).
-    std::string bad = whole;
-    bad[empty_log().size() + 4 + 4] ^= 1; // first path record's checksum
-    CHECK_FALSE(regen::parse_deps_log(bad).ok());
-}
-
 TEST_CASE("records: the last whole line of each output counts") {
     const std::string text = regen::records_line({"a.o", 10, {"phc_s_1"}}) +
                              regen::records_line({"b.o", 11, {"phc_s_2", "b.hip"}}) + "garbage\n" +
@@ -139,7 +59,7 @@ TEST_CASE("records: the last whole line of each output counts") {
 }
 
 TEST_CASE("restore_deps: puts back records that describe the outputs as they are") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     for (const char* f : {"a.o", "b.o", "c.o"})
         REQUIRE(util::write_file_atomic(f, "obj").ok());
     const int64_t ma = mtime_ns("a.o"), mb = mtime_ns("b.o"), mc = mtime_ns("c.o");
@@ -152,9 +72,9 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
                                                regen::records_line({"c.o", mc, {"phc_s_c"}}) +
                                                regen::records_line({"d.o", 1, {"phc_s_d"}}))
             .ok());
-    auto log = regen::parse_deps_log(empty_log());
+    auto log = ninja::parse_deps_log(empty_log());
     REQUIRE(log.ok());
-    const std::string before = empty_log() + regen::deps_log_append(*log, {{"c.o", mc, {"z.h"}}});
+    const std::string before = empty_log() + ninja::deps_log_append(*log, {{"c.o", mc, {"z.h"}}});
     REQUIRE(util::write_file_atomic(".ninja_deps", before).ok());
     const std::vector<std::string> outputs{"a.o", "b.o", "c.o"};
     auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
@@ -162,7 +82,7 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
     CHECK(r->records == 1);
     const std::string after = read(".ninja_deps");
     CHECK(after.starts_with(before)); // only appended
-    auto back = regen::parse_deps_log(after);
+    auto back = ninja::parse_deps_log(after);
     REQUIRE(back.ok());
     CHECK(back->has_record("a.o"));
     CHECK_FALSE(back->has_record("b.o"));
@@ -176,7 +96,7 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
 }
 
 TEST_CASE("restore_deps: no log, another version or a fifo: nothing is written") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     REQUIRE(util::write_file_atomic("a.o", "obj").ok());
     REQUIRE(util::write_file_atomic("records", regen::records_line({"a.o", mtime_ns("a.o"), {"s"}}))
                 .ok());
@@ -200,7 +120,7 @@ TEST_CASE("restore_deps: no log, another version or a fifo: nothing is written")
 }
 
 TEST_CASE("deps_set: remembers what ninja records for an output that exists") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     REQUIRE(regen::prepare_sets("deps.ninja", {}).ok());
     REQUIRE(util::write_file_atomic("k.o", "obj").ok());
     REQUIRE(util::write_file_atomic("k.d", "k.o: /s/k.hip /i/x.h\n").ok());
@@ -232,7 +152,7 @@ TEST_CASE("deps_set: remembers what ninja records for an output that exists") {
 }
 
 TEST_CASE("records: builds between regens cannot grow the file without bound") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     std::string text;
     for (int round = 0; text.size() <= (9u << 20); ++round)
         for (const char* o : {"a.o", "b.o"})
@@ -290,7 +210,7 @@ TEST_CASE("restorable: only what a build could have recorded, nothing ninja cann
 }
 
 TEST_CASE("restore_deps: a damaged line naming an output is not put back") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     for (const char* f : {"a.o", "b.o"})
         REQUIRE(util::write_file_atomic(f, "obj").ok());
     // Two lines run together (an append cut short, then the next one): a.o
@@ -343,7 +263,7 @@ private:
 } // namespace
 
 TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     REQUIRE(util::write_file_atomic("a.o", "obj").ok());
     REQUIRE(util::write_file_atomic("records",
                                     regen::records_line({"a.o", mtime_ns("a.o"), {"phc_s_a"}}))
@@ -364,7 +284,7 @@ TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
     }
     {
         // One elsewhere, or of another name here, does not count.
-        test::ScratchDir other("phc-depslog-other");
+        test::ScratchDir other("phc-records-other");
         NamedProcess elsewhere(other.path(), "ninja");
         NamedProcess make(in.dir(), "make");
         CHECK(regen::ninja_building_here() == 0);
@@ -376,7 +296,7 @@ TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
 }
 
 TEST_CASE("restore_deps: the ninja that runs regen (an ancestor) does not count") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     char name[17] = {};
     REQUIRE(::prctl(PR_GET_NAME, name) == 0);
     REQUIRE(::prctl(PR_SET_NAME, "ninja") == 0);
@@ -393,7 +313,7 @@ TEST_CASE("restore_deps: the ninja that runs regen (an ancestor) does not count"
 }
 
 TEST_CASE("restore_deps: a records file that is a fifo is not waited on") {
-    test::InScratch in("phc-depslog");
+    test::InScratch in("phc-records");
     REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
     REQUIRE(::mkfifo("records", 0644) == 0);
     auto r = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});

@@ -1,12 +1,20 @@
-#include "report/log.h"
+#include "ninja/build_log.h"
 
+#include "util/fd.h"
 #include "util/file.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_map>
 
-namespace phc::report {
+namespace phc::ninja {
 
 namespace {
 
@@ -142,4 +150,32 @@ Result<BuildLog> read_log(const std::string& path, const std::string& shown) {
     return parse_log(*text, shown);
 }
 
-} // namespace phc::report
+std::string log_line(int64_t start_ms, int64_t end_ms, int64_t mtime, std::string_view output,
+                     std::string_view hash) {
+    return fmt::format("{}\t{}\t{}\t{}\t{}\n", start_ms, end_ms, mtime, output, hash);
+}
+
+Status append_log(const std::string& path, std::string_view lines, std::string_view what) {
+    util::Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+    if (!fd.valid())
+        return error_at(path, fmt::format("cannot open {}: {}", what, std::strerror(errno)));
+    ::flock(fd.get(), LOCK_EX);
+    struct stat st {};
+    std::string text;
+    if (::fstat(fd.get(), &st) == 0 && st.st_size == 0) text = kLogHeaderV5;
+    text += lines;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+        ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            ::flock(fd.get(), LOCK_UN);
+            return error_at(path, fmt::format("cannot write {}: {}", what, std::strerror(errno)));
+        }
+        rest.remove_prefix(static_cast<size_t>(n));
+    }
+    ::flock(fd.get(), LOCK_UN);
+    return Ok{};
+}
+
+} // namespace phc::ninja

@@ -1,10 +1,10 @@
-// report: reading .ninja_log (v5 of ninja 1.11, v6 of 1.12, v7 of 1.13).
-#include "report/log.h"
+// ninja/build_log.h: reading .ninja_log (v5 of ninja 1.11, v6 of 1.12, v7 of 1.13).
+#include "ninja/build_log.h"
 
 #include <doctest/doctest.h>
 #include <string>
 
-using namespace phc::report;
+using namespace phc::ninja;
 
 namespace {
 
@@ -18,7 +18,7 @@ std::string shown(const BuildLog& log) {
 
 } // namespace
 
-TEST_CASE("report log: v5 (ninja 1.11), one build") {
+TEST_CASE("build log: v5 (ninja 1.11), one build") {
     auto log = parse_log("# ninja log v5\n"
                          "0\t120\t1700000000123456789\ta.o\tdeadbeefdeadbeef\n"
                          "3\t250\t1700000000223456789\tdir/b c.o\t1234\n"
@@ -30,7 +30,7 @@ TEST_CASE("report log: v5 (ninja 1.11), one build") {
     CHECK(shown(*log) == "a.o 0 120\ndir/b c.o 3 250\napp 121 300\n");
 }
 
-TEST_CASE("report log: v6 (ninja 1.12) and v7 (ninja 1.13, rapidhash) read alike") {
+TEST_CASE("build log: v6 (ninja 1.12) and v7 (ninja 1.13, rapidhash) read alike") {
     for (std::string header : {"# ninja log v6\n", "# ninja log v7\n"}) {
         auto log = parse_log(header + "5\t10\t1712345678000000000\tx.o\t9a8b7c6d5e4f3a2b\n"
                                       "10\t40\t1712345679000000000\ty.o\tffffffffffffffff\n",
@@ -41,7 +41,7 @@ TEST_CASE("report log: v6 (ninja 1.12) and v7 (ninja 1.13, rapidhash) read alike
     }
 }
 
-TEST_CASE("report log: several builds, the last one is kept (end times drop at each start)") {
+TEST_CASE("build log: several builds, the last one is kept (end times drop at each start)") {
     auto log = parse_log("# ninja log v5\n"
                          "0\t100\t1\ta.o\th\n"
                          "0\t900\t1\tb.o\th\n"
@@ -56,7 +56,7 @@ TEST_CASE("report log: several builds, the last one is kept (end times drop at e
     CHECK(shown(*log) == "b.o 0 70\napp 70 90\n");
 }
 
-TEST_CASE("report log: restat entries (an unchanged output logged again, mtime 0) stay steps") {
+TEST_CASE("build log: restat entries (an unchanged output logged again, mtime 0) stay steps") {
     // A restat edge whose output did not change is still logged with its run
     // times; an output logged twice in one build keeps its place, last times.
     auto log = parse_log("# ninja log v5\n"
@@ -69,7 +69,7 @@ TEST_CASE("report log: restat entries (an unchanged output logged again, mtime 0
     CHECK(shown(*log) == "gen.h 10 30\nstamp 10 10\n");
 }
 
-TEST_CASE("report log: every output of a multi-output edge has its line") {
+TEST_CASE("build log: every output of a multi-output edge has its line") {
     auto log = parse_log("# ninja log v5\n"
                          "0\t80\t1\tk.o\th\n"
                          "0\t80\t1\tk.o.d\th\n"
@@ -79,7 +79,7 @@ TEST_CASE("report log: every output of a multi-output edge has its line") {
     CHECK(log->entries.size() == 3);
 }
 
-TEST_CASE("report log: short and empty lines are skipped; an empty log has no build") {
+TEST_CASE("build log: short and empty lines are skipped; an empty log has no build") {
     auto log = parse_log("# ninja log v5\n\n0\t5\n1\t9\t2\tz.o\n", ".ninja_log");
     REQUIRE(log);
     CHECK(shown(*log) == "z.o 1 9\n");
@@ -89,7 +89,7 @@ TEST_CASE("report log: short and empty lines are skipped; an empty log has no bu
     CHECK(empty->entries.empty());
 }
 
-TEST_CASE("report log: foreign, unsupported and damaged logs are one-line errors naming the file") {
+TEST_CASE("build log: foreign, unsupported and damaged logs are one-line errors naming the file") {
     auto foreign = parse_log("{\"traceEvents\": []}\n", "b/.ninja_log");
     REQUIRE_FALSE(foreign);
     CHECK(format_error("", foreign.error()) ==
@@ -105,7 +105,7 @@ TEST_CASE("report log: foreign, unsupported and damaged logs are one-line errors
           "build/.ninja_log: error: cannot read the ninja log: No such file or directory");
 }
 
-TEST_CASE("report log: damaged lines are skipped as ninja skips them, never negative times") {
+TEST_CASE("build log: damaged lines are skipped as ninja skips them, never negative times") {
     // Not numbers, negative, an end before the start, beyond ninja's clock
     // (9223372036854775807 - -9223372036854775808 overflowed), between good lines.
     auto log = parse_log("# ninja log v5\n"

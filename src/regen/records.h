@@ -17,14 +17,14 @@
 // (restorable()): a damaged one must not give ninja a dependency cycle or a
 // record it cannot read. The file keeps the last line of each output when
 // regen runs, and when builds in between grow it past 8 MB (compact_if_grown).
-// .ninja_deps is only appended to, in ninja's format (version 4, the format of
-// ninja 1.10 to 1.13), with one write after the last whole record, and never
-// while a ninja builds in the directory: it numbers its own new paths from the
-// log as it read it, so ours would make it write ids the log already has, and
-// its next load would truncate the log there. Any other version, a damaged log
-// or one that is not a regular file is left alone.
+// .ninja_deps is only appended to, in ninja's format (ninja/deps_log.h), with one write after the
+// last whole record, and never while a ninja builds in the directory: it numbers its own new paths
+// from the log as it read it, so ours would make it write ids the log already has, and its next
+// load would truncate the log there. Any other version, a damaged log or one that is not a regular
+// file is left alone.
 #pragma once
 
+#include "ninja/deps_log.h"
 #include "util/error.h"
 
 #include <cstdint>
@@ -35,37 +35,8 @@
 
 namespace phc::regen {
 
-/// A record of ninja's deps log: an output, its mtime when recorded
-/// (nanoseconds, as ninja stats it) and its dependencies, as ninja spells them.
-struct DepsRecord {
-    std::string output;
-    int64_t mtime = 0;
-    std::vector<std::string> deps;
-
-    bool operator==(const DepsRecord&) const = default;
-};
-
-/// What regen needs to know of a deps log: its paths (by id) and which of them
-/// have a record.
-struct DepsLog {
-    std::vector<std::string> paths;               ///< by id
-    std::unordered_map<std::string, int32_t> ids; ///< path -> id
-    std::vector<bool> recorded;                   ///< by id: a deps record names it
-    uint64_t size = 0;                            ///< bytes read (the whole file)
-
-    bool has_record(std::string_view path) const;
-};
-
-/// Reads a version 4 deps log from `text`. An error for anything else (another
-/// version, a record cut short or naming an unknown id).
-Result<DepsLog> parse_deps_log(std::string_view text);
-
-/// The bytes that append `records` to `log`: path records for paths it lacks
-/// (each once), then one deps record each; updates `log` to match.
-std::string deps_log_append(DepsLog& log, const std::vector<DepsRecord>& records);
-
-/// The mtime of `path` as ninja stats it (nanoseconds since the epoch), or -1.
-int64_t mtime_ns(const std::string& path);
+/// A record as SETS.records keeps it: what ninja would record in .ninja_deps.
+using ninja::DepsRecord;
 
 /// One line of SETS.records for `r` ("<mtime> <output> <dep>...\n").
 std::string records_line(const DepsRecord& r);
