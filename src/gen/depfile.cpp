@@ -1,9 +1,9 @@
 #include "gen/depfile.h"
 
 #include "compile/shell.h"
+#include "ninja/paths.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <string_view>
 
 namespace phc::gen {
@@ -29,7 +29,8 @@ bool depfile_names(const std::vector<std::string>& argv, const std::string& outp
                    const std::string& spelling) {
     std::string target = depfile_target(argv, output_arg);
     if (target.empty()) return false;
-    return std::filesystem::path(target).lexically_normal().string() == spelling;
+    // ninja compares the depfile's target as its own node path, so ninja's canonical form.
+    return ninja::canonicalize_path(target) == spelling;
 }
 
 bool is_compile(const std::vector<std::string>& argv) {

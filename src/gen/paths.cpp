@@ -8,6 +8,7 @@ namespace phc::gen {
 
 std::string absolute_in(std::string_view base, std::string_view path) {
     std::filesystem::path p(util::join_path(std::string(base), std::string(path)));
+    // An absolute file-system path (ninja canonicalises what gen writes when it loads it).
     std::string s = p.lexically_normal().string();
     while (s.size() > 1 && s.back() == '/')
         s.pop_back();

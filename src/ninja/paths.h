@@ -12,7 +12,9 @@ namespace phc::ninja {
 bool needs_canonicalization(std::string_view path);
 
 /// ninja's CanonicalizePath: drops "." components and duplicate slashes, folds
-/// "x/.." where possible; a path that folds away entirely becomes ".".
+/// "x/.." where possible; a relative path that folds away entirely becomes ".",
+/// an absolute one "" ("/" too: ninja 1.11 spells it so, 1.12 keeps "/"). The
+/// one spelling of a node path in phc-ninja: the parser's, the header sets'.
 std::string canonicalize_path(std::string_view path);
 
 /// Appends `s` to `out` quoted for a POSIX shell when it holds anything outside

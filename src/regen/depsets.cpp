@@ -1,5 +1,6 @@
 #include "regen/depsets.h"
 
+#include "ninja/paths.h"
 #include "regen/records.h"
 #include "util/file.h"
 #include "util/hash.h"
@@ -43,34 +44,6 @@ bool plain_path(std::string_view path) {
             return false;
     }
     return true;
-}
-
-/// `path` as ninja spells its node: "." components and doubled slashes gone,
-/// "dir/.." folded (ninja's CanonicalizePath, without Windows' rules).
-std::string canonical(std::string_view path) {
-    std::vector<std::string_view> parts;
-    const bool absolute = path.starts_with('/');
-    size_t kept = 0; // parts that a ".." may fold
-    for (size_t at = 0; at <= path.size();) {
-        size_t slash = path.find('/', at);
-        if (slash == std::string_view::npos) slash = path.size();
-        std::string_view part = path.substr(at, slash - at);
-        at = slash + 1;
-        if (part.empty() || part == ".") continue;
-        if (part == ".." && kept > 0) {
-            parts.pop_back();
-            --kept;
-            continue;
-        }
-        parts.push_back(part);
-        if (part != "..") ++kept;
-    }
-    std::string out = absolute ? "/" : "";
-    for (size_t i = 0; i < parts.size(); ++i) {
-        if (i > 0) out += '/';
-        out += parts[i];
-    }
-    return out.empty() ? std::string(".") : out;
 }
 
 /// True for the names of sets and chunks (phc_s_<hash>, phc_c_<hash>).
@@ -362,7 +335,8 @@ void remember_record(const std::string& sets, std::string target, std::vector<st
 } // namespace
 
 bool recordable_path(std::string_view path) {
-    return plain_path(path) && canonical(path) == path && path != "/" && path != ".";
+    // "/" is no node ninja records: it spells it "".
+    return plain_path(path) && ninja::canonicalize_path(path) == path && path != ".";
 }
 
 std::optional<Depfile> parse_depfile(std::string_view text) {
@@ -418,16 +392,17 @@ std::optional<Depfile> parse_depfile(std::string_view text) {
     d.deps = words(rule.substr(colon + 1));
     for (const std::string& dep : d.deps) {
         if (!plain_path(dep)) return std::nullopt;
-        // A folder is no header ("/", ".", "dir/", "a/.."): keep such a list whole.
-        std::string c = canonical(dep);
-        if (dep.ends_with('/') || c == "/" || c == ".") return std::nullopt;
+        // A folder is no header ("/", ".", "dir/", "a/..", "/a/..", which ninja
+        // spells ""): keep such a list whole.
+        std::string c = ninja::canonicalize_path(dep);
+        if (dep.ends_with('/') || c.empty() || c == ".") return std::nullopt;
     }
     return d;
 }
 
 DepSet make_depset(std::vector<std::string> deps) {
     for (std::string& d : deps)
-        d = canonical(d);
+        d = ninja::canonicalize_path(d);
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     std::map<std::string_view, std::vector<std::string_view>> by_folder;
@@ -474,17 +449,19 @@ Status deps_set(const std::string& sets, const std::string& depfile,
     // them out lets every object with the same headers share one set.
     std::vector<std::string> deps;
     for (const std::string& dep : d->deps) {
-        std::string c = canonical(dep);
-        bool input = std::any_of(inputs.begin(), inputs.end(),
-                                 [&](const std::string& in) { return canonical(in) == c; });
+        std::string c = ninja::canonicalize_path(dep);
+        bool input = std::any_of(inputs.begin(), inputs.end(), [&](const std::string& in) {
+            return ninja::canonicalize_path(in) == c;
+        });
         if (!input) deps.push_back(std::move(c));
     }
     if (deps.empty()) {
         // The depfile stays; ninja records its list.
         std::vector<std::string> all;
         for (const std::string& dep : d->deps)
-            all.push_back(canonical(dep));
-        remember_record(sets, canonical(output.empty() ? d->target : output), std::move(all));
+            all.push_back(ninja::canonicalize_path(dep));
+        remember_record(sets, ninja::canonicalize_path(output.empty() ? d->target : output),
+                        std::move(all));
         return Ok{};
     }
     const DepSet set = make_depset(std::move(deps));
@@ -509,7 +486,8 @@ Status deps_set(const std::string& sets, const std::string& depfile,
         return error_at(depfile, "cannot rewrite: " + why);
     }
     ::close(fd);
-    remember_record(sets, canonical(output.empty() ? d->target : output), {set.name});
+    remember_record(sets, ninja::canonicalize_path(output.empty() ? d->target : output),
+                    {set.name});
     return Ok{};
 }
 
@@ -521,7 +499,7 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
     for (const std::string& f : {sets, sets + ".outputs"})
         if (auto st = regular_or_missing(f); !st) return st;
     for (std::string& o : outputs)
-        o = canonical(o);
+        o = ninja::canonicalize_path(o);
     std::sort(outputs.begin(), outputs.end());
     outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
     std::string listed;

@@ -82,6 +82,7 @@ std::string absolute_normal(const std::string& dir, const std::string& path) {
                     : dir == "/"                    ? "/" + path
                                                     : dir + "/" + path;
     if (is_normal(p)) return p;
+    // Not ninja's rules: a folder of the file system hashed into the CUID (golden values pinned).
     std::string n = std::filesystem::path(p).lexically_normal().string();
     while (n.size() > 1 && n.back() == '/')
         n.pop_back();

@@ -368,6 +368,7 @@ Status write_file_atomic(const std::string& given, std::span<const std::string_v
 FileId file_id(const std::string& path) {
     FileId id;
     std::error_code ec;
+    // A file's identity, not a ninja node: the kernel's view, lexically when it does not exist.
     std::string normal = std::filesystem::absolute(path, ec).lexically_normal().string();
     if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
     // The path as the kernel resolves it, else lexically normalised ("a/missing/../b").

@@ -64,6 +64,8 @@ TEST_CASE("depfile: anything unusual is refused (the edge keeps its whole list)"
     CHECK_FALSE(regen::parse_depfile("x.o: / a.h\n"));     // folders
     CHECK_FALSE(regen::parse_depfile("x.o: inc/ a.h\n"));
     CHECK_FALSE(regen::parse_depfile("x.o: inc/.. a.h\n"));
+    CHECK_FALSE(regen::parse_depfile("x.o: /inc/.. a.h\n")); // "/" as ninja spells it: ""
+    CHECK_FALSE(regen::parse_depfile("x.o: /. a.h\n"));
     CHECK(regen::parse_depfile("x.o: ../inc/a.h\n"));         // above the build folder: fine
     CHECK(regen::parse_depfile("\nx.o: a.h \\\r\n b.h\r\n")); // CRLF is fine
 }
