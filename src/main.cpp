@@ -11,6 +11,7 @@
 #include "split/cli.h"
 #include "split/embed.h"
 #include "util/error.h"
+#include "util/settings.h"
 
 #include <cstdio>
 #include <string>
@@ -24,8 +25,10 @@ struct Command {
     int (*run)(int argc, char** argv);
 };
 
-int version_main(int, char**) {
+int version_main(int argc, char** argv) {
     std::printf("phc-ninja %s\n", PHC_VERSION);
+    if (argc > 1 && std::string_view(argv[1]) == "--verbose")
+        std::fputs(phc::util::settings_report().c_str(), stdout);
     return 0;
 }
 
@@ -45,13 +48,14 @@ constexpr Command kCommands[] = {
     {"report", "where the last ninja build's time went: summary, --html page, --trace",
      phc::report::cli_main},
     {"manifest", "inspect a ninja manifest with phc-ninja's own parser", phc::ninja::cli_main},
-    {"version", "print the version", version_main},
+    {"version", "print the version (--verbose: and every setting with its origin)", version_main},
 };
 
 void usage(std::FILE* to) {
     std::fprintf(to, "usage: phc-ninja <command> [args...]\n\ncommands:\n");
     for (const auto& c : kCommands)
         std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
+    std::fprintf(to, "\n%s", phc::util::settings_help().c_str());
     std::fprintf(to, "\nRun 'phc-ninja <command> --help' for a command's options.\n");
 }
 

@@ -1,5 +1,6 @@
 #include "gen/split_edges.h"
 
+#include "compile/shell.h"
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
@@ -78,8 +79,15 @@ std::vector<ninja::BuildStatement> split_edges(const split::Plan& plan,
                 depfile = spell(step, ninja_copy(step.depfile));
             }
         }
+        // A host compile writing a host object of its own (RDC, --overlap-host)
+        // writes the original depfile where ninja made no folder (the
+        // object's folder is made for the edge that writes the object).
+        std::string mkdir;
+        if (host && !step.depfile.empty() && step.outputs.at(0) != plan.analysis.output)
+            mkdir =
+                "mkdir -p " + compile::quote_word(dir_of(absolute_in(dir, step.depfile))) + " && ";
         const ResponseFile rsp = use_response_file(step, plan);
-        b.bindings = {{"command", step.shell() + copy, true}};
+        b.bindings = {{"command", mkdir + step.shell() + copy, true}};
         if (!rsp.path.empty()) {
             b.bindings.push_back({"rspfile", rsp.path, true});
             b.bindings.push_back({"rspfile_content", rsp.content, true});

@@ -6,6 +6,7 @@
 #include "launch/precheck.h"
 #include "util/args.h"
 #include "util/file.h"
+#include "util/settings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -172,11 +173,11 @@ PrivateDir make_private_dir() {
 /// The parallelism without a usable jobserver (PHC_JOBS or the default); a bad
 /// PHC_JOBS adds a line to `warnings`.
 int fallback_jobs(std::vector<std::string>& warnings) {
-    const char* env = std::getenv("PHC_JOBS");
-    int jobs = default_jobs(env);
-    if (env && *env && std::to_string(jobs) != env)
+    const auto env = util::get("PHC_JOBS");
+    int jobs = default_jobs(env ? env->c_str() : nullptr);
+    if (env && !env->empty() && std::to_string(jobs) != *env)
         warnings.push_back(
-            fmt::format("PHC_JOBS='{}' is not a positive number; using {}", env, jobs));
+            fmt::format("PHC_JOBS='{}' is not a positive number; using {}", *env, jobs));
     return jobs;
 }
 
@@ -229,7 +230,7 @@ int run_candidate(const std::vector<std::string>& cmd) {
     for (const auto& w : warnings) // only now: a command we do not split stays quiet
         if (!w.empty()) warn(w);
     LaunchOptions opt;
-    if (const char* t = std::getenv("PHC_NINJA_TRACE")) opt.trace_path = t;
+    if (auto t = util::get("PHC_NINJA_TRACE")) opt.trace_path = *t;
     Outcome out = run_split(*planned->jobs, *js, **signals, opt);
     // Every token is back (run_jobs returns only when no child is left).
     js.reset();
@@ -242,7 +243,8 @@ int run_candidate(const std::vector<std::string>& cmd) {
 
 int cli_main(int argc, char** argv) {
     const util::CommandLine cl = command_line();
-    const char* compiler = std::getenv("PHC_COMPILER");
+    const auto compiler_setting = util::get("PHC_COMPILER");
+    const char* compiler = compiler_setting ? compiler_setting->c_str() : nullptr;
     std::vector<std::string> args;
     if (compiler && *compiler) {
         // The arguments are all the compiler's (phc.py's way), but a leading "--".

@@ -7,6 +7,7 @@
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/file.h"
+#include "util/settings.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -129,7 +130,7 @@ void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle, const char
 }
 
 std::string probe_cache_path() {
-    if (const char* p = std::getenv("PHC_PROBE_CACHE")) return p;
+    if (auto p = util::get("PHC_PROBE_CACHE")) return *p;
     std::string base;
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
         base = x;
@@ -151,15 +152,15 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     split::PlanOptions opts;
     opts.private_dir = private_dir;
     // PHC_OVERLAP_HOST=1: the host compile beside the device compiles (plan.h).
-    if (const char* o = std::getenv("PHC_OVERLAP_HOST")) opts.overlap_host = std::string(o) == "1";
-    opts.cuid_root = split::root_from_basedir(std::getenv("CCACHE_BASEDIR"));
+    opts.overlap_host = util::get("PHC_OVERLAP_HOST") == "1";
+    const auto basedir = util::get("CCACHE_BASEDIR");
+    opts.cuid_root = split::root_from_basedir(basedir ? basedir->c_str() : nullptr);
     auto plan = split::plan(std::move(a), cache, opts);
     if (!plan) return plan.error();
     if (!plan->split()) return Planned{std::nullopt, plan->analysis.decision.text};
     // PHC_CHECK=1: the driver's own compile, to compare the object with afterwards.
-    const char* check = std::getenv("PHC_CHECK");
     const std::string reference = private_dir + "/check.o";
-    if (check && std::string_view(check) == "1")
+    if (util::get("PHC_CHECK") == "1")
         plan->steps.push_back(
             split::reference_step(plan->analysis, plan->cuid, reference, private_dir + "/check.d"));
     if (plan->analysis.rsp) {
@@ -174,7 +175,8 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
         steps.pop_back();
     }
     SplitJobs jobs = to_jobs(steps, plan->analysis.output, plan->analysis.command.cwd);
-    if (!plan->rdc) bundle_by_descriptor(jobs, plan->bundle, std::getenv("CCACHE_EXTRAFILES"));
+    const auto extra = util::get("CCACHE_EXTRAFILES");
+    if (!plan->rdc) bundle_by_descriptor(jobs, plan->bundle, extra ? extra->c_str() : nullptr);
     if (reference_step) {
         jobs.object = util::join_path(plan->analysis.command.cwd, plan->analysis.output);
         jobs.check = std::move(*reference_step);

@@ -5,6 +5,7 @@
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/args.h"
+#include "util/settings.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -116,7 +117,8 @@ int cli_main(int argc, char** argv) {
         parsed.error = "no compile command given";
     if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
     a.words = std::move(parsed.positional);
-    a.plan.cuid_root = root_from_basedir(std::getenv("CCACHE_BASEDIR"));
+    const auto basedir = util::get("CCACHE_BASEDIR");
+    a.plan.cuid_root = root_from_basedir(basedir ? basedir->c_str() : nullptr);
     compile::Analysis an =
         a.words.size() == 1 ? compile::analyze_string(a.words[0], a.input) : [&] {
             compile::Recognised r = compile::recognise_argv(a.words);

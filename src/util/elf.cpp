@@ -151,11 +151,45 @@ Result<std::vector<Reference>> references_to(const Object& o, int target) {
     return out;
 }
 
+namespace {
+
+/// The first section, in the order of `a`'s headers, whose bytes differ from
+/// the section of that name in `b` (or that `b` lacks, or that only `b` has).
+std::string section_difference(const Object& a, const Object& b) {
+    for (const Section& s : a.sections) {
+        const int other = b.find(s.name);
+        if (other < 0)
+            return fmt::format("section {} ({} bytes): the driver's object has none", s.name,
+                               s.size);
+        std::string_view x = a.contents(s), y = b.contents(b.sections[static_cast<size_t>(other)]);
+        if (x == y && s.size == b.sections[static_cast<size_t>(other)].size) continue;
+        size_t i = 0;
+        while (i < x.size() && i < y.size() && x[i] == y[i])
+            ++i;
+        std::string out = fmt::format("first difference in section {} at offset {:#x}", s.name, i);
+        if (x.size() != y.size())
+            out += fmt::format(" ({} bytes, the driver's {})", x.size(), y.size());
+        return out;
+    }
+    for (const Section& s : b.sections)
+        if (a.find(s.name) < 0)
+            return fmt::format(
+                "the driver's object has a section {} ({} bytes) that this one lacks", s.name,
+                s.size);
+    return {};
+}
+
+} // namespace
+
 std::string first_difference(std::string_view split, std::string_view reference) {
+    if (split == reference) return {};
+    auto a = parse(split), b = parse(reference);
+    if (a && b)
+        if (std::string s = section_difference(*a, *b); !s.empty()) return s;
+    // The same sections' bytes (or no objects): the headers or the layout differ.
     size_t n = std::min(split.size(), reference.size()), i = 0;
     while (i < n && split[i] == reference[i])
         ++i;
-    if (i == n && split.size() == reference.size()) return {};
     std::string out = "first difference in " + place(split, i);
     if (split.size() != reference.size())
         out += fmt::format("; {} bytes, the driver's {}", split.size(), reference.size());

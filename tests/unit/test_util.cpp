@@ -1,6 +1,7 @@
 #include "scratch.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/settings.h"
 #include "util/subprocess.h"
 
 #include <algorithm>
@@ -628,4 +629,17 @@ TEST_CASE("read_regular_file: a fifo is not waited on, a device not read, a limi
     auto missing = util::read_regular_file(t.file("none"), 10);
     REQUIRE_FALSE(missing.ok());
     CHECK(missing.error().text().starts_with(t.file("none") + ": cannot read file: "));
+}
+
+TEST_CASE("settings: one table of the environment variables, each value with its origin") {
+    ::unsetenv("PHC_REGEN_TIMING");
+    CHECK_FALSE(util::get("PHC_REGEN_TIMING"));
+    CHECK(util::settings_report().find("PHC_REGEN_TIMING: 0 (default)\n") != std::string::npos);
+    ::setenv("PHC_REGEN_TIMING", "1", 1);
+    CHECK(util::get("PHC_REGEN_TIMING") == "1");
+    CHECK(util::settings_report().find("PHC_REGEN_TIMING=1 (environment)\n") != std::string::npos);
+    ::unsetenv("PHC_REGEN_TIMING");
+    const std::string help = util::settings_help();
+    for (const util::Setting& s : util::settings())
+        CHECK(help.find(std::string(s.name)) != std::string::npos);
 }

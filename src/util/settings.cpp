@@ -1,0 +1,69 @@
+#include "util/settings.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdlib>
+#include <fmt/format.h>
+
+namespace phc::util {
+
+namespace {
+
+constexpr Setting kSettings[] = {
+    {"CCACHE_BASEDIR", "none",
+     "ccache's base_dir: the CUID sees the checkout's paths relative to it", "phc-launch, explain"},
+    {"CCACHE_EXTRAFILES", "none",
+     "ccache's extra files: the host step under ccache adds the bundle", "phc-launch"},
+    {"PHC_CHECK", "0", "1: compile each split object with the driver too and fail when they differ",
+     "phc-launch"},
+    {"PHC_COMPILER", "none", "the compiler to run: every argument of phc-launch is then its",
+     "phc-launch"},
+    {"PHC_JOBS", "the number of CPUs", "jobs to run at once without a make jobserver",
+     "phc-launch"},
+    {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
+     "phc-launch"},
+    {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",
+     "phc-launch"},
+    {"PHC_PROBE_CACHE", "$XDG_CACHE_HOME/phc-ninja/probes.json",
+     "the driver probe cache (JSON) of the launcher", "phc-launch"},
+    {"PHC_REGEN_DEPSETS", "1", "0: device edges keep their whole header lists (no header sets)",
+     "regen"},
+    {"PHC_REGEN_TIMING", "0", "1: print the time of each phase", "regen"},
+};
+
+static_assert(std::is_sorted(std::begin(kSettings), std::end(kSettings),
+                             [](const Setting& a, const Setting& b) { return a.name < b.name; }));
+
+} // namespace
+
+std::span<const Setting> settings() {
+    return kSettings;
+}
+
+std::optional<std::string> get(std::string_view name) {
+    assert(std::any_of(std::begin(kSettings), std::end(kSettings),
+                       [&](const Setting& s) { return s.name == name; }));
+    const char* v = std::getenv(std::string(name).c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+}
+
+std::string settings_help() {
+    std::string out = "environment:\n";
+    for (const Setting& s : kSettings)
+        out +=
+            fmt::format("  {:<18} {} (default: {}; {})\n", s.name, s.help, s.fallback, s.readers);
+    return out;
+}
+
+std::string settings_report() {
+    std::string out;
+    for (const Setting& s : kSettings) {
+        auto v = get(s.name);
+        out += v ? fmt::format("{}={} (environment)\n", s.name, *v)
+                 : fmt::format("{}: {} (default)\n", s.name, s.fallback);
+    }
+    return out;
+}
+
+} // namespace phc::util
