@@ -40,6 +40,11 @@ std::vector<std::string> split_rsp(const std::string& text) {
 
 namespace {
 
+/// A response file larger than this is no command line (clang's own are a few
+/// MB at most): it is not read, and neither is anything but a regular file (a
+/// fifo would block, a /dev/zero-like node never ends).
+constexpr size_t kMaxRspBytes = 64 << 20;
+
 void expand_into(const std::vector<std::string>& words, size_t first, bool from_rsp, int depth,
                  const RspSource& src, Expanded& out) {
     for (size_t i = first; i < words.size(); ++i) {
@@ -59,7 +64,7 @@ void expand_into(const std::vector<std::string>& words, size_t first, bool from_
         if (!src.rspfile.empty() && name == src.rspfile) {
             text = src.rspfile_content;
         } else {
-            auto r = util::read_file(util::join_path(src.base_dir, name));
+            auto r = util::read_regular_file(util::join_path(src.base_dir, name), kMaxRspBytes);
             if (!r) {
                 out.unreadable = r.error().text();
                 return;

@@ -28,7 +28,8 @@ struct Expanded {
 /// separate, quotes group, backslash escapes).
 std::vector<std::string> split_rsp(const std::string& text);
 
-/// Expands `@file` words of argv[1..] (recursively, at most 16 levels).
+/// Expands `@file` words of argv[1..] (recursively, at most 16 levels). Only
+/// regular files of at most 64 MB are read; anything else is `unreadable`.
 Expanded expand_rsp(const std::vector<std::string>& argv, const RspSource& src);
 
 } // namespace phc::compile

@@ -1,6 +1,7 @@
 #include "split/link.h"
 
 #include "compile/command.h"
+#include "compile/rspfile.h"
 #include "compile/shell.h"
 #include "util/file.h"
 #include "util/subprocess.h"
@@ -638,6 +639,12 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
         p.analysis = std::move(a);
         return p;
     }
+    // The driver reads the link's response files itself: only what expand_rsp
+    // reads (a fifo would hang it, a /dev/zero-like node fill its memory).
+    if (compile::Expanded e = compile::expand_rsp(a.command.argv, {a.work_dir(), {}, {}});
+        !e.unreadable.empty())
+        return left_alone(std::move(a),
+                          "the driver cannot be asked for the link's jobs: " + e.unreadable);
     if (std::string lib = missing_library(a.command.argv, a.work_dir()); !lib.empty())
         return left_alone(std::move(a), "-l" + lib +
                                             " is not there yet: the driver looks for static "

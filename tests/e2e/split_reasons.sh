@@ -85,6 +85,27 @@ out=$("$PHC" explain --rspfile k.rsp --rspfile-content "@more.rsp" -- "clang++-1
 grep -q '^# reason: response-file: a response file names another' <<<"$out" || fail "nested response files: $out"
 echo "ok response files"
 
+# Response files that are no regular files (made here, never in /dev): a fifo
+# nobody writes must not hang explain, a /dev/zero-like node must not fill its
+# memory; the compile, and an RDC link whose driver would read one, are left alone.
+mkfifo fifo.rsp
+nodes="fifo.rsp"
+if mknod zero.rsp c 1 5 2>/dev/null; then nodes="$nodes zero.rsp"; else echo "note: mknod not permitted, character device case skipped"; fi
+for node in $nodes; do
+    out=$(timeout 20 "$PHC" explain -- "clang++-15 -x hip $ROCM $TWO @$node -c k.hip -o k.o") ||
+        fail "explain with @$node failed or hung (exit $?)"
+    grep -qx "# reason: response-file: cannot read a response file: $node: not a regular file" <<<"$out" ||
+        fail "@$node: $out"
+    mkdir -p "regen-$node"
+    printf 'rule link\n  command = clang++-15 -fgpu-rdc --hip-link %s @../%s $in -o $out\nbuild app: link k.o\n' \
+        "$TWO" "$node" >"regen-$node/build.ninja"
+    out=$(timeout 20 "$PHC" regen -C "regen-$node" --dry-run --explain) ||
+        fail "regen of a link with @$node failed or hung (exit $?)"
+    grep -qx "left alone  app  link-unmodelled: the driver cannot be asked for the link's jobs: ../$node: not a regular file" <<<"$out" ||
+        fail "link @$node: $out"
+done
+echo "ok response files that are no regular files: $nodes"
+
 # Errors: non-zero exit and a one-line message naming the problem.
 set +e
 err=$("$PHC" explain -- "clang++-15 -x hip $ROCM --offload-arch=gfx90a --offload-arch=gfx90a:xnack+ -c k.hip -o k.o" 2>&1 >/dev/null)

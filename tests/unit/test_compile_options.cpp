@@ -1,7 +1,12 @@
 #include "compile/options.h"
 #include "compile/rspfile.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 using namespace phc::compile;
 
@@ -119,4 +124,30 @@ TEST_CASE("response files: GNU splitting, nesting, ninja rspfile_content") {
     CHECK(e.from_rsp == std::vector<bool>{false, false, true, true, false});
     Expanded missing = expand_rsp({"cc", "@/nonexistent/phc.rsp"}, {});
     CHECK(missing.unreadable.find("/nonexistent/phc.rsp") != std::string::npos);
+}
+
+TEST_CASE("response files: only regular files of at most 64 MB are read") {
+    phc::test::ScratchDir dir("phc-rsp");
+    // A fifo without a writer: reading it would wait for ever.
+    REQUIRE(::mkfifo(dir.file("fifo.rsp").c_str(), 0600) == 0);
+    Expanded fifo = expand_rsp({"cc", "@fifo.rsp", "-c", "k.hip"}, {dir.path(), {}, {}});
+    CHECK(fifo.unreadable == dir.file("fifo.rsp") + ": not a regular file");
+    // A node like /dev/zero (1, 5), made in the scratch folder: it never ends.
+    if (::mknod(dir.file("zero.rsp").c_str(), S_IFCHR | 0600, makedev(1, 5)) == 0) {
+        Expanded zero = expand_rsp({"cc", "@" + dir.file("zero.rsp")}, {});
+        CHECK(zero.unreadable == dir.file("zero.rsp") + ": not a regular file");
+    } else {
+        MESSAGE("mknod is not permitted here: the character device case is skipped");
+    }
+    // A file over the limit (sparse: no space used) is not read either.
+    int fd = ::open(dir.file("big.rsp").c_str(), O_CREAT | O_WRONLY, 0600);
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, (64 << 20) + 1) == 0);
+    ::close(fd);
+    Expanded big = expand_rsp({"cc", "@big.rsp"}, {dir.path(), {}, {}});
+    CHECK(big.unreadable.find("big.rsp: larger than") != std::string::npos);
+    // Nested in a readable one, the fifo is refused too.
+    REQUIRE(::symlink("fifo.rsp", dir.file("link.rsp").c_str()) == 0);
+    Expanded nested = expand_rsp({"cc", "@outer.rsp"}, {dir.path(), "outer.rsp", "@link.rsp"});
+    CHECK(nested.unreadable == dir.file("link.rsp") + ": not a regular file");
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 using namespace phc;
 using namespace phc::split;
@@ -287,4 +288,16 @@ TEST_CASE("link plan: a -l the plan cannot resolve as the link will leaves it al
                               {}),
                           {}, {})
               .starts_with("-lfoo names files in several folders (inst2/libfoo.a, "));
+}
+
+TEST_CASE("link plan: a response file that is no regular file leaves the link alone") {
+    test::InScratch here("phc-link-rsp");
+    REQUIRE(::mkfifo("flags.rsp", 0600) == 0);
+    auto none = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
+    // The driver is not asked (it would wait for a writer for ever).
+    auto p = plan_link(link(" @flags.rsp"), none);
+    REQUIRE(p);
+    CHECK_FALSE(p->split());
+    CHECK(p->analysis.decision.text ==
+          "the driver cannot be asked for the link's jobs: flags.rsp: not a regular file");
 }
