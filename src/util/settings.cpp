@@ -18,7 +18,7 @@ constexpr Setting kSettings[] = {
      "phc-launch"},
     {"PHC_COMPILER", "none",
      "the compiler to run: every argument of phc-launch is then the compiler's", "phc-launch"},
-    {"PHC_JOBS", "the number of CPUs", "jobs to run at once without a make jobserver",
+    {"PHC_JOBS", "half the CPUs, at least 1", "device compiles at once without a make jobserver",
      "phc-launch"},
     {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
      "phc-launch"},
