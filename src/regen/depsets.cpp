@@ -1,6 +1,8 @@
 #include "regen/depsets.h"
 
+#include "compile/shell.h"
 #include "ninja/paths.h"
+#include "regen/cmake.h"
 #include "regen/records.h"
 #include "util/file.h"
 #include "util/hash.h"
@@ -9,6 +11,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -567,6 +570,17 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
     if (auto st = clear_index(index); !st) return st;
     if (auto st = util::write_file_atomic(sets, keep); !st) return st;
     return Ok{}; // the next deps-set rebuilds the index from the file
+}
+
+std::string deps_set_command(const std::string& self, bool no_dir, bool dry_run,
+                             const std::function<std::vector<std::string>()>& outputs) {
+    const char* env = std::getenv("PHC_REGEN_DEPSETS");
+    if ((env && std::string_view(env) == "0") || self.empty() || no_dir) return {};
+    const std::string program = building_ninja();
+    if (program.empty() || ninja_version(program) < std::pair{1, 11}) return {};
+    if (!dry_run)
+        if (auto st = prepare_sets(kSetsFile, outputs()); !st) return {};
+    return compile::quote_word(self) + " deps-set " + compile::quote_word(kSetsFile);
 }
 
 int deps_set_main(int argc, char** argv) {

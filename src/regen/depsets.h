@@ -36,6 +36,7 @@
 
 #include "util/error.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +94,16 @@ Status deps_set(const std::string& sets, const std::string& depfile,
 /// edge of the manifests writes, kept as SETS.outputs); the index is cleared
 /// when it does not describe `sets`.
 Status prepare_sets(const std::string& sets, std::vector<std::string> outputs);
+
+/// The command device edges run after their compile to record a header set
+/// (deps_set()), or "" to keep whole records: when PHC_REGEN_DEPSETS=0, without
+/// phc-ninja's path (`self`), without a writable .phc-ninja/ (`no_dir`), or when the ninja that
+/// builds (CMake's CMAKE_MAKE_PROGRAM, else `ninja` in PATH) is older than 1.11 (a phony's time is
+/// its newest input's only since 1.11) or unknown. The rewritten manifest requires 1.11 when sets
+/// are used, so an older ninja stops loudly. Unless `dry_run`, prepares kSetsFile (prepare_sets())
+/// for the paths any edge writes, from `outputs`, which is called only then.
+std::string deps_set_command(const std::string& self, bool no_dir, bool dry_run,
+                             const std::function<std::vector<std::string>()>& outputs);
 
 /// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device and host edges regen writes).
 int deps_set_main(int argc, char** argv);

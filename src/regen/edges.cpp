@@ -181,6 +181,13 @@ constexpr size_t kMinSharedWords = 4;
 
 } // namespace
 
+Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& edge, Error e) {
+    if (!e.where.empty()) return e;
+    const auto& file = m.files()[edge.statement().file];
+    e.where = fmt::format("{}:{}", file.path, m.statement(edge.statement()).line);
+    return e;
+}
+
 Names unique_names(const ninja::Manifest& m) {
     Names n;
     n.device = unused_name(m, n.device, false);

@@ -36,6 +36,9 @@ struct Names {
     const split::Durations* durations = nullptr;
 };
 
+/// `e` placed at the edge's line, unless it has a location of its own.
+Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& edge, Error e);
+
 /// Picks names that no rule or pool of `m` already uses.
 Names unique_names(const ninja::Manifest& m);
 

@@ -49,6 +49,16 @@ Result<std::string> read_prefix(const std::string& path, size_t n) {
     return out;
 }
 
+/// True when a generator edge of `m` already runs regen (carries_hook()).
+bool hooked(const ninja::Manifest& m) {
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        ninja::EdgeRef e = m.edge(i);
+        if (!is_generator(e)) continue;
+        if (auto cmd = e.evaluate("command"); cmd && carries_hook(*cmd)) return true;
+    }
+    return false;
+}
+
 } // namespace
 
 Result<OriginalSource> locate_original(const std::string& manifest) {
@@ -67,6 +77,41 @@ Result<OriginalSource> locate_original(const std::string& manifest) {
                                               "missing; re-run cmake",
                                               src.path));
     return src;
+}
+
+std::string marker_text(const std::string& original) {
+    return fmt::format("{}multi-arch HIP compiles of {} split per architecture.\n{}\n\n", kMarker,
+                       original, kGeneratedLine);
+}
+
+bool is_generator(const ninja::EdgeRef& e) {
+    auto g = e.evaluate("generator");
+    return g && !g->empty();
+}
+
+Status load_original(const std::string& manifest, LoadedOriginal& into) {
+    into.manifest = manifest;
+    auto src = locate_original(manifest);
+    if (!src) return src.error();
+    auto loaded = ninja::load_manifest(src->path);
+    if (!loaded) return loaded.error();
+    if (src->needs_save && hooked(*loaded)) {
+        src->path = original_path(manifest);
+        src->needs_save = false;
+        if (!util::file_exists(src->path))
+            return error_at(manifest,
+                            fmt::format("rewritten by phc-ninja (its generator edge runs "
+                                        "phc-ninja regen), but its original {} is missing; "
+                                        "re-run cmake",
+                                        src->path));
+        loaded = ninja::load_manifest(src->path);
+        if (!loaded) return loaded.error();
+    }
+    into.src = std::move(*src);
+    into.m = std::move(*loaded);
+    // CMake's bytes, to keep as the original: the loaded text before any edit.
+    into.original = into.m.pieces(0);
+    return Ok{};
 }
 
 } // namespace phc::regen

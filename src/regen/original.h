@@ -3,10 +3,12 @@
 // build.ninja that CMake wrote anew (none of regen's traces) becomes the new original.
 #pragma once
 
+#include "ninja/manifest.h"
 #include "util/error.h"
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace phc::regen {
 
@@ -18,7 +20,7 @@ inline constexpr std::string_view kMarker = "# phc-ninja regen: ";
 inline constexpr std::string_view kGeneratedLine =
     "# Generated; edit the original or re-run cmake, not this file.";
 
-/// The rule of the stand-in manifest the re-run hook writes (regen.cpp).
+/// The rule of the stand-in manifest the re-run hook writes (hook.h).
 inline constexpr std::string_view kRetryRule = "phc_regen_retry";
 
 /// The file regen keeps CMake's original in: "<manifest>.cmake".
@@ -49,5 +51,24 @@ bool is_rewritten(std::string_view head);
 /// hook regen adds): a manifest holding it was written by regen, even with
 /// its first lines gone.
 bool carries_hook(std::string_view command);
+
+/// The statements that go first in the rewritten top file.
+std::string marker_text(const std::string& original);
+
+/// True for a generator edge (`generator` set: CMake's re-run of cmake).
+bool is_generator(const ninja::EdgeRef& e);
+
+/// A top manifest's original, loaded.
+struct LoadedOriginal {
+    std::string manifest; ///< relative to the build directory
+    OriginalSource src;
+    ninja::Manifest m;
+    std::vector<std::string_view> original; ///< CMake's bytes (views into `m`)
+};
+
+/// Loads the original of `manifest`. A manifest that looks fresh by its first
+/// bytes but whose generator edge already runs regen is regen's output with its
+/// first lines removed: its original is FILE.cmake too.
+Status load_original(const std::string& manifest, LoadedOriginal& into);
 
 } // namespace phc::regen

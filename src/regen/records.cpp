@@ -228,4 +228,38 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
     return done;
 }
 
+PutBack put_back_records(const std::string& sets, const std::string& deps_log,
+                         std::vector<std::string> outputs) {
+    PutBack done;
+    const std::string records = sets + ".records";
+    if (::access(records.c_str(), F_OK) != 0) return done;
+    std::sort(outputs.begin(), outputs.end());
+    outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+    // No record may name a path an edge writes: the split edges' outputs and
+    // those of the manifests (SETS.outputs, which deps_set_command just wrote).
+    std::vector<std::string> written = outputs;
+    if (auto listed = util::read_file(sets + ".outputs"))
+        for (std::string& path : util::split_on(*listed, '\n'))
+            if (!path.empty()) written.push_back(std::move(path));
+    std::sort(written.begin(), written.end());
+    // Outputs are spelled, and the records file named, from the build
+    // directory: what ninja uses when it runs there. When ninja itself runs
+    // regen (the hooked generator edge), nothing is missing (CMake skips its
+    // clean-up inside a build) and the manifest is rewritten, so ninja reloads
+    // its logs before it writes another record: appends never race its ids.
+    // Another ninja building here meanwhile would (restore_deps waits for none).
+    auto r = restore_deps(deps_log, records, outputs, written);
+    if (!r) {
+        done.warning = r.error().text();
+        return done;
+    }
+    done.records = r->records;
+    if (r->waiting > 0)
+        done.warning = fmt::format(
+            "{} deps record{} that a direct cmake run dropped not put back while ninja (process "
+            "{}) builds in this directory; run `phc-ninja regen` again once it is done",
+            r->waiting, r->waiting == 1 ? "" : "s", r->ninja);
+    return done;
+}
+
 } // namespace phc::regen

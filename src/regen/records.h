@@ -90,4 +90,18 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
                               const std::vector<std::string>& outputs,
                               const std::vector<std::string>& written);
 
+/// What put_back_records() did: records appended, or why not (for the summary).
+struct PutBack {
+    size_t records = 0;
+    std::string warning; ///< "" for none
+};
+
+/// regen's call once the manifests are written: restore_deps() into
+/// `deps_log` from SETS.records, for `outputs` (the split edges', in any
+/// order), none naming a path an edge writes (those and SETS.outputs). A
+/// failure, or records held back while ninja builds here, is a warning: the
+/// build then recompiles what has no record, as it would without this.
+PutBack put_back_records(const std::string& sets, const std::string& deps_log,
+                         std::vector<std::string> outputs);
+
 } // namespace phc::regen

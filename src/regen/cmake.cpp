@@ -1,0 +1,62 @@
+#include "regen/cmake.h"
+
+#include "regen/original.h"
+#include "util/file.h"
+#include "util/subprocess.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace phc::regen {
+
+std::string cache_value(std::string_view cache, std::string_view name) {
+    for (size_t at = 0; at < cache.size();) {
+        size_t nl = cache.find('\n', at);
+        std::string_view line = cache.substr(at, nl == std::string_view::npos ? nl : nl - at);
+        at = nl == std::string_view::npos ? cache.size() : nl + 1;
+        if (!line.starts_with(name) || line.size() <= name.size() || line[name.size()] != ':')
+            continue;
+        size_t eq = line.find('=');
+        if (eq != std::string_view::npos) return std::string(line.substr(eq + 1));
+    }
+    return {};
+}
+
+std::vector<std::string> multi_config_tops(const ninja::Manifest& m, const std::string& manifest) {
+    std::vector<std::string> out;
+    if (manifest.find('/') != std::string::npos) return out;
+    auto cache = util::read_file("CMakeCache.txt");
+    if (!cache || cache_value(*cache, "CMAKE_GENERATOR") != "Ninja Multi-Config") return out;
+    for (size_t i = 0; i < m.edge_count(); ++i) {
+        ninja::EdgeRef e = m.edge(i);
+        if (!is_generator(e)) continue;
+        auto outputs = e.outputs();
+        if (std::find(outputs.begin(), outputs.end(), manifest) == outputs.end()) continue;
+        for (std::string_view o : outputs) {
+            bool top = o == "build.ninja" || (o.starts_with("build-") && o.ends_with(".ninja") &&
+                                              o.find('/') == std::string_view::npos);
+            if (top && o != manifest && util::file_exists(std::string(o)) &&
+                std::find(out.begin(), out.end(), o) == out.end())
+                out.emplace_back(o);
+        }
+    }
+    return out;
+}
+
+std::string building_ninja() {
+    std::string program;
+    if (auto cache = util::read_file("CMakeCache.txt"))
+        program = cache_value(*cache, "CMAKE_MAKE_PROGRAM");
+    if (program.empty()) program = util::find_program("ninja");
+    return program;
+}
+
+std::pair<int, int> ninja_version(const std::string& program) {
+    auto run = util::run_capture({program, "--version"});
+    if (!run || run->exit_code != 0) return {0, 0};
+    int major = 0, minor = 0;
+    if (std::sscanf(run->out.c_str(), "%d.%d", &major, &minor) != 2) return {0, 0};
+    return {major, minor};
+}
+
+} // namespace phc::regen

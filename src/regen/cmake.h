@@ -1,0 +1,31 @@
+// What regen reads of CMake's build besides the manifest: values of
+// CMakeCache.txt, the other top manifests of a Ninja Multi-Config build, and
+// the ninja that builds (CMAKE_MAKE_PROGRAM) with its version.
+#pragma once
+
+#include "ninja/manifest.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace phc::regen {
+
+/// The value of `name` in CMakeCache.txt text ("NAME:TYPE=value"), or "".
+std::string cache_value(std::string_view cache, std::string_view name);
+
+/// The other top manifests of a build of CMake's Ninja Multi-Config generator
+/// (CMakeCache.txt says so): build.ninja and each build-<Config>.ninja that
+/// CMake's generator edge writes (one per configuration CMake wrote), besides
+/// `manifest`, that exist. Empty for any other build.
+std::vector<std::string> multi_config_tops(const ninja::Manifest& m, const std::string& manifest);
+
+/// The ninja that builds: CMake's CMAKE_MAKE_PROGRAM (CMakeCache.txt in the
+/// current directory), else `ninja` in PATH; "" when there is none.
+std::string building_ninja();
+
+/// The major and minor version `ninja --version` prints ("1.11.1"), or {0, 0}.
+std::pair<int, int> ninja_version(const std::string& program);
+
+} // namespace phc::regen
