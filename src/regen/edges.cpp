@@ -241,160 +241,211 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge) {
     return c;
 }
 
+namespace {
+
+/// How one object's edges are spelled, worked out before any is written.
+struct ObjectEdges {
+    const split::Plan& plan;
+    const Carry& carry;
+    const Names& names;
+    bool device_pool;
+    std::vector<ninja::NewStatement>* shared; ///< see split_edges(); null: none
+    std::string object;                       ///< the original edge's first output
+    std::string device_rule;  ///< the object's device rule; "": edges carry their commands
+    bool uses_safe = false;   ///< the device rule's templates name $PHC_SAFE
+    std::string host_command; ///< the host step's command, a ninja value (when shared)
+    bool host_shares = false; ///< host_command starts with the shared variable
+};
+
+/// The device rule's command and depfile (ninja values) when one template
+/// fits every device step of `plan` (device_template()); both "" when none
+/// fits or the commands read response files (each edge then gets its own).
+std::pair<std::string, std::string> device_templates(const std::vector<const split::Step*>& devices,
+                                                     const ObjectEdges& o) {
+    if (devices.empty() || o.plan.analysis.rsp) return {};
+    std::vector<std::string> texts;
+    for (const split::Step* s : devices)
+        texts.push_back(s->shell() +
+                        deps_set_suffix(*s, o.names, step_depfile(*s), o.carry.inputs));
+    std::string command = device_template(devices, texts);
+    texts.clear();
+    for (const split::Step* s : devices)
+        texts.push_back(step_depfile(*s));
+    std::string depfile = command.empty() ? std::string() : device_template(devices, texts);
+    return {std::move(command), std::move(depfile)};
+}
+
+/// The device and host commands start alike (compiler, -D, -I, flags), and so
+/// do those of the other objects of a target: that start is written once, as
+/// a file variable named by its text (added to `o.shared`), when it is long
+/// enough; `command` and o.host_command then begin with it.
+void share_start(std::string& command, ObjectEdges& o) {
+    const size_t n = shared_prefix(command, o.host_command);
+    const auto words = std::count(command.begin(), command.begin() + n, ' ');
+    if (static_cast<size_t>(words) < kMinSharedWords) return;
+    const std::string start = command.substr(0, n);
+    const std::string name = o.names.args + "_" + util::Hasher().add(start).hex64();
+    o.shared->push_back(var(name, start));
+    command = "${" + name + "}" + command.substr(n);
+    o.host_command = "${" + name + "}" + o.host_command.substr(n);
+    o.host_shares = true;
+}
+
+/// The object's device rule, when one template fits all its architectures
+/// (its name in o.device_rule), and the shared start of its commands.
+std::optional<ninja::RuleStatement> device_rule(ObjectEdges& o) {
+    std::vector<const split::Step*> devices;
+    const split::Step* host = nullptr;
+    for (const split::Step& s : o.plan.steps) {
+        if (s.kind == split::StepKind::Device) devices.push_back(&s);
+        if (s.kind == split::StepKind::Host) host = &s;
+    }
+    auto [command, depfile] = device_templates(devices, o);
+    o.host_command = host && !o.plan.analysis.rsp ? ninja::escape_value(host->shell()) : "";
+    std::optional<ninja::RuleStatement> r;
+    if (!command.empty() && !depfile.empty()) {
+        o.device_rule = o.names.device + "_" + util::Hasher().add(o.object).hex64();
+        if (o.shared && host) share_start(command, o);
+        r = ninja::RuleStatement{
+            o.device_rule,
+            {var("command", command),
+             var("description", "HIP $PHC_ARCH " + ninja::escape_value(o.object)),
+             var("depfile", depfile), var("deps", "gcc")}};
+        if (o.device_pool) r->bindings.push_back(var("pool", o.names.pool));
+    }
+    o.uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
+                  depfile.find("$PHC_SAFE") != std::string::npos;
+    return r;
+}
+
+/// The edge `e` as a build statement without its rule: its files, and the
+/// original edge's where `e` reads the source or stands for the original.
+ninja::BuildStatement edge_files(const split::GraphEdge& e, const Carry& carry) {
+    ninja::BuildStatement b;
+    b.outputs = e.outputs;
+    b.inputs = e.inputs;
+    b.implicit = e.implicit;
+    if (e.external) {
+        // The original edge's inputs stand for the source: its implicit and
+        // order-only dependencies (generated headers) hold for every step
+        // that compiles it.
+        b.inputs = carry.inputs;
+        b.implicit = carry.implicit;
+        b.implicit.insert(b.implicit.end(), e.implicit.begin(), e.implicit.end());
+        b.order_only = carry.order_only;
+    }
+    if (e.final) {
+        b.outputs = carry.outputs;
+        b.implicit_outputs = carry.implicit_outputs;
+        b.validations = carry.validations;
+    }
+    return b;
+}
+
+/// A device edge: the object's rule and its architecture, or its own command.
+void bind_device(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
+    const split::Step& s = *e.step;
+    const bool templated = !o.device_rule.empty();
+    b.rule = templated ? o.device_rule : o.names.device;
+    if (!templated) {
+        add_command(b, s, e, o.plan, deps_set_suffix(s, o.names, step_depfile(s), o.carry.inputs));
+        b.bindings.push_back(literal("PHC_OBJECT", o.object));
+    }
+    b.bindings.push_back(literal("PHC_ARCH", s.arch));
+    if (templated && o.uses_safe)
+        b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
+    if (!templated) b.bindings.push_back(literal("PHC_DEPFILE", e.depfile));
+    if (o.device_pool && !templated)
+        b.bindings.push_back(var("pool", o.names.pool));
+    else if (!o.device_pool && !o.carry.pool.empty())
+        b.bindings.push_back(var("pool", o.carry.pool));
+}
+
+/// The bundle edge: bundle commands differ only in the object, so one shared
+/// rule serves them all when the command allows it.
+void bind_bundle(ninja::BuildStatement& b, const split::Step& s, const ObjectEdges& o) {
+    std::string tmpl = o.shared ? bundle_template(s, o.plan, o.object) : "";
+    if (!tmpl.empty()) {
+        b.rule = o.names.bundle + "_" + util::Hasher().add(tmpl).hex64();
+        o.shared->push_back(ninja::RuleStatement{
+            b.rule, {var("command", tmpl), var("description", "HIP bundle $PHC_OBJECT")}});
+    } else {
+        b.rule = o.names.bundle;
+        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+    }
+    b.bindings.push_back(literal("PHC_OBJECT", o.object));
+}
+
+/// The host edge: the original's depfile, deps, restat and pool.
+void bind_host(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
+    const split::Step& s = *e.step;
+    const Carry& carry = o.carry;
+    b.rule = o.names.host;
+    // The original depfile's list becomes a header set too (gcc deps only).
+    // ninja records the list under the edge's output, which is not the
+    // depfile's target (the object) when the step writes a host object
+    // of its own (RDC, --overlap-host): deps-set must know.
+    const std::string sets = carry.deps == "gcc"
+                                 ? deps_set_suffix(s, o.names, carry.depfile, carry.inputs,
+                                                   e.final ? std::string() : e.outputs.at(0))
+                                 : std::string();
+    if (o.host_shares)
+        b.bindings.push_back(var("PHC_COMMAND", o.host_command + ninja::escape_value(sets)));
+    else
+        add_command(b, s, e, o.plan, sets);
+    b.bindings.push_back(literal("PHC_OBJECT", o.object));
+    // The host compile writes the original depfile.
+    if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
+    if (!carry.deps.empty()) b.bindings.push_back(literal("PHC_DEPS", carry.deps));
+    if (e.final && !carry.restat.empty()) b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
+    if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
+}
+
+/// Any other step, by the generic step rule: --overlap-host's embed step (the
+/// bundle put into the host object), the new driver's code generation per
+/// architecture (in the device pool).
+void bind_other(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
+    const split::Step& s = *e.step;
+    b.rule = o.names.step;
+    b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+    b.bindings.push_back(literal("PHC_DESC", s.description));
+    if (s.kind == split::StepKind::Embed) {
+        if (e.final && !o.carry.restat.empty())
+            b.bindings.push_back(literal("PHC_RESTAT", o.carry.restat));
+        if (!o.carry.pool.empty()) b.bindings.push_back(var("pool", o.carry.pool));
+    } else if (o.device_pool) {
+        b.bindings.push_back(var("pool", o.names.pool));
+    } else if (!o.carry.pool.empty()) {
+        b.bindings.push_back(var("pool", o.carry.pool));
+    }
+}
+
+} // namespace
+
 std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
                                              const Names& names, bool device_pool,
                                              std::vector<ninja::NewStatement>* shared,
                                              int64_t* chain_ms) {
-    std::vector<ninja::NewStatement> out;
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
-    std::vector<const split::Step*> devices;
-    const split::Step* host = nullptr;
-    for (const split::Step& s : plan.steps) {
-        if (s.kind == split::StepKind::Device) devices.push_back(&s);
-        if (s.kind == split::StepKind::Host) host = &s;
-    }
-
-    // One rule for all device edges of this object when one command template
-    // fits them all: each device edge then only names its architecture.
-    // Commands that read response files get one each: no shared template.
-    const bool rsp = plan.analysis.rsp;
-    std::string command, depfile;
-    if (!devices.empty() && !rsp) {
-        std::vector<std::string> texts;
-        for (const split::Step* s : devices)
-            texts.push_back(s->shell() +
-                            deps_set_suffix(*s, names, step_depfile(*s), carry.inputs));
-        command = device_template(devices, texts);
-        texts.clear();
-        for (const split::Step* s : devices)
-            texts.push_back(step_depfile(*s));
-        if (!command.empty()) depfile = device_template(devices, texts);
-    }
-    std::string device_rule;
-    std::string host_command = host && !rsp ? ninja::escape_value(host->shell()) : "";
-    bool host_shares = false;
-    if (!command.empty() && !depfile.empty()) {
-        const std::string hash = util::Hasher().add(object).hex64();
-        device_rule = names.device + "_" + hash;
-        // The device and host commands start alike (compiler, -D, -I, flags),
-        // and so do those of the other objects of a target: that part is
-        // written once, as a variable of the file named by its text.
-        if (shared && host) {
-            const size_t n = shared_prefix(command, host_command);
-            const auto words = std::count(command.begin(), command.begin() + n, ' ');
-            if (static_cast<size_t>(words) >= kMinSharedWords) {
-                const std::string start = command.substr(0, n);
-                const std::string name = names.args + "_" + util::Hasher().add(start).hex64();
-                shared->push_back(var(name, start));
-                command = "${" + name + "}" + command.substr(n);
-                host_command = "${" + name + "}" + host_command.substr(n);
-                host_shares = true;
-            }
-        }
-        ninja::RuleStatement r{device_rule,
-                               {var("command", command),
-                                var("description", "HIP $PHC_ARCH " + ninja::escape_value(object)),
-                                var("depfile", depfile), var("deps", "gcc")}};
-        if (device_pool) r.bindings.push_back(var("pool", names.pool));
-        out.push_back(std::move(r));
-    }
-    const bool uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
-                           depfile.find("$PHC_SAFE") != std::string::npos;
-
+    ObjectEdges o{plan, carry, names, device_pool, shared, object, {}, false, {}, false};
+    std::vector<ninja::NewStatement> out;
+    if (auto rule = device_rule(o)) out.push_back(std::move(*rule));
     for (const split::GraphEdge& e : split::plan_edges(plan, in_build_dir, names.durations)) {
-        const split::Step& s = *e.step;
         if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
-        ninja::BuildStatement b;
-        b.outputs = e.outputs;
-        b.inputs = e.inputs;
-        b.implicit = e.implicit;
-        if (e.external) {
-            // The original edge's inputs stand for the source: its implicit and
-            // order-only dependencies (generated headers) hold for every step
-            // that compiles it.
-            b.inputs = carry.inputs;
-            b.implicit = carry.implicit;
-            b.implicit.insert(b.implicit.end(), e.implicit.begin(), e.implicit.end());
-            b.order_only = carry.order_only;
-        }
-        if (e.final) {
-            b.outputs = carry.outputs;
-            b.implicit_outputs = carry.implicit_outputs;
-            b.validations = carry.validations;
-        }
-        switch (s.kind) {
-        case split::StepKind::Device: {
-            const bool templated = !device_rule.empty();
-            b.rule = templated ? device_rule : names.device;
-            if (!templated) {
-                add_command(b, s, e, plan,
-                            deps_set_suffix(s, names, step_depfile(s), carry.inputs));
-                b.bindings.push_back(literal("PHC_OBJECT", object));
-            }
-            b.bindings.push_back(literal("PHC_ARCH", s.arch));
-            if (templated && uses_safe)
-                b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
-            if (!templated) b.bindings.push_back(literal("PHC_DEPFILE", e.depfile));
-            if (device_pool && !templated)
-                b.bindings.push_back(var("pool", names.pool));
-            else if (!device_pool && !carry.pool.empty())
-                b.bindings.push_back(var("pool", carry.pool));
+        ninja::BuildStatement b = edge_files(e, carry);
+        switch (e.step->kind) {
+        case split::StepKind::Device:
+            bind_device(b, e, o);
             break;
-        }
-        case split::StepKind::Bundle: {
-            // Bundle commands differ only in the object: one rule serves them all.
-            std::string tmpl = shared ? bundle_template(s, plan, object) : "";
-            if (!tmpl.empty()) {
-                b.rule = names.bundle + "_" + util::Hasher().add(tmpl).hex64();
-                shared->push_back(ninja::RuleStatement{
-                    b.rule, {var("command", tmpl), var("description", "HIP bundle $PHC_OBJECT")}});
-            } else {
-                b.rule = names.bundle;
-                b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-            }
-            b.bindings.push_back(literal("PHC_OBJECT", object));
+        case split::StepKind::Bundle:
+            bind_bundle(b, *e.step, o);
             break;
-        }
-        case split::StepKind::Embed: // --overlap-host: the bundle put into the host object
-            b.rule = names.step;
-            b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-            b.bindings.push_back(literal("PHC_DESC", s.description));
-            if (e.final && !carry.restat.empty())
-                b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
-            if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
+        case split::StepKind::Host:
+            bind_host(b, e, o);
             break;
-        default: // the new driver's code generation per architecture
-            b.rule = names.step;
-            b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-            b.bindings.push_back(literal("PHC_DESC", s.description));
-            if (device_pool)
-                b.bindings.push_back(var("pool", names.pool));
-            else if (!carry.pool.empty())
-                b.bindings.push_back(var("pool", carry.pool));
+        default:
+            bind_other(b, e, o);
             break;
-        case split::StepKind::Host: {
-            b.rule = names.host;
-            // The original depfile's list becomes a header set too (gcc deps only).
-            // ninja records the list under the edge's output, which is not the
-            // depfile's target (the object) when the step writes a host object
-            // of its own (RDC, --overlap-host): deps-set must know.
-            const std::string sets =
-                carry.deps == "gcc" ? deps_set_suffix(s, names, carry.depfile, carry.inputs,
-                                                      e.final ? std::string() : e.outputs.at(0))
-                                    : std::string();
-            if (host_shares)
-                b.bindings.push_back(var("PHC_COMMAND", host_command + ninja::escape_value(sets)));
-            else
-                add_command(b, s, e, plan, sets);
-            b.bindings.push_back(literal("PHC_OBJECT", object));
-            // The host compile writes the original depfile.
-            if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
-            if (!carry.deps.empty()) b.bindings.push_back(literal("PHC_DEPS", carry.deps));
-            if (e.final && !carry.restat.empty())
-                b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
-            if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
-            break;
-        }
         }
         out.push_back(std::move(b));
     }
