@@ -148,21 +148,27 @@ std::vector<std::string> relinked(const compile::LinkAnalysis& l, const std::str
 std::vector<std::string> with_response_file(const std::vector<std::string>& argv,
                                             const std::string& rspfile, const std::string& copy,
                                             const std::string& out, const std::string& cuid) {
-    std::vector<std::string> o;
-    for (size_t i = 0; i < argv.size(); ++i) {
-        const std::string& w = argv[i];
-        if ((w == "-o" || w == "-MF") && i + 1 < argv.size()) {
-            o.insert(o.end(), {w, w == "-o" ? out : out + ".d"});
-            ++i;
-        } else if (w.starts_with("-o") && w.size() > 2) {
-            o.push_back("-o" + out);
-        } else if (w.starts_with("-MF") && w.size() > 3) {
-            o.push_back("-MF" + out + ".d");
-        } else if (w == "@" + rspfile) {
+    std::vector<const compile::ParsedArg*> at(argv.size(), nullptr);
+    const std::vector<compile::ParsedArg> args = compile::parse_args(argv);
+    for (const compile::ParsedArg& p : args)
+        if (p.index < at.size()) at[p.index] = &p;
+    std::vector<std::string> o{argv.at(0)};
+    for (size_t i = 1; i < argv.size(); ++i) {
+        const compile::ParsedArg* p = at[i];
+        const size_t n = p && p->option ? p->count : 1;
+        if (p && p->option && (p->is("-o") || p->is("-MF"))) {
+            o.insert(o.end(), {std::string(p->option->name), p->is("-o") ? out : out + ".d"});
+        } else if (p && p->option && p->is("-cuid=")) {
+            // replaced below
+        } else if (compile::is_wp_depfile(argv[i])) {
+            o.push_back(argv[i].substr(0, argv[i].find(',', 4)) + "," + out + ".d");
+        } else if (argv[i] == "@" + rspfile) {
             o.push_back("@" + copy);
-        } else if (!w.starts_with("-cuid=")) {
-            o.push_back(w);
+        } else {
+            o.insert(o.end(), argv.begin() + static_cast<long>(i),
+                     argv.begin() + static_cast<long>(i + n));
         }
+        i += n - 1;
     }
     if (!cuid.empty()) o.push_back("-cuid=" + cuid);
     return o;
@@ -182,10 +188,12 @@ Result<std::vector<Target>> split_targets(const std::string& manifest, const std
 
 Result<split::Verdict> check_target(const Target& t, const std::string& scratch) {
     const compile::AnalyzeInput in{t.base_dir, t.rspfile, t.rspfile_content};
-    std::string name = t.output;
-    for (char& c : name)
-        if (c == '/') c = '%';
-    const std::string ref = scratch + "/" + name;
+    // scratch/<n>/<the output's name>: unique, and a name as short as the output's.
+    static int count = 0;
+    const std::string folder = scratch + "/" + std::to_string(++count);
+    if (Status st = util::make_dirs(folder); !st) return st.error();
+    const std::string base = t.output.substr(t.output.rfind('/') + 1);
+    const std::string ref = folder + "/" + (base.empty() ? "out" : base);
     split::Step s;
     compile::Analysis a = compile::analyze_string(t.command, in);
     if (a.decision.reason == compile::Reason::NoCompile) {
@@ -194,6 +202,8 @@ Result<split::Verdict> check_target(const Target& t, const std::string& scratch)
         s.env = l.command.env;
         s.argv = relinked(l, ref);
     } else {
+        if (a.command.argv.empty() || a.source.empty())
+            return error_at(t.output, "its original command is not understood");
         s = split::reference_step(a, t.cuid, ref, ref + ".d");
         if (a.rsp) {
             // The driver must see the words as the original wrote them: its

@@ -115,6 +115,8 @@ int cli_main(int argc, char** argv) {
     }
     if (parsed.error.empty() && a.all && !parsed.positional.empty())
         parsed.error = "--all and OUTPUT... exclude each other";
+    if (parsed.error.empty() && a.manifest.find('/') != std::string::npos)
+        parsed.error = "-f names a file in the build directory (-C DIR): '" + a.manifest + "'";
     if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
     if (::chdir(a.dir.c_str()) != 0)
         return print_error(cl.name, make_error(fmt::format("{}: {}", a.dir, std::strerror(errno))));

@@ -152,7 +152,7 @@ namespace {
 struct Facts {
     bool compile = false, preprocess = false, syntax = false, deps_only = false;
     bool assembly = false, emit_llvm = false, save_temps = false, time_trace = false;
-    bool side_output = false, rdc = false, new_driver = false, via_llvm = false;
+    bool side_output = false, split_dwarf = false, rdc = false, new_driver = false, via_llvm = false;
     bool hip_link = false;
     bool from_rsp = false; ///< a split-relevant option came from a response file
     enum class Mode { Both, Device, Host } mode = Mode::Both;
@@ -196,6 +196,10 @@ void note_option(Facts& f, const ParsedArg& a, std::string& lang) {
         f.time_trace = true;
     else if (n == "-MJ")
         f.side_output = true;
+    else if (n == "-gsplit-dwarf" || n == "-gsplit-dwarf=")
+        f.split_dwarf = a.value != "single" || n == "-gsplit-dwarf";
+    else if (n == "-gno-split-dwarf")
+        f.split_dwarf = false;
     else if (n == "-o" && a.value == "-")
         f.side_output = true;
     else if (n == "-fgpu-rdc")
@@ -281,6 +285,9 @@ Decision decide(const Facts& f, const Analysis& a) {
     if (f.save_temps) return leave(R::SaveTemps, "-save-temps keeps the driver's temporaries");
     if (f.time_trace) return leave(R::TimeTrace, "-ftime-trace writes one trace per job");
     if (f.side_output) return leave(R::SideOutput, "-MJ or -o - cannot be split");
+    // Each job's .dwo is named after the driver's files and its name is in the object.
+    if (f.split_dwarf)
+        return leave(R::SideOutput, "-gsplit-dwarf names each job's .dwo file in its object");
     if (f.mode == Facts::Mode::Device) return leave(R::DeviceOnly, "already a device-only compile");
     if (f.mode == Facts::Mode::Host) return leave(R::HostOnly, "already a host-only compile");
     // --offload-new-driver is not a reason by itself: clang 19 runs the old

@@ -132,7 +132,11 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
         }
         if (o.exit_code != 0) break;
     }
-    if (o.exit_code == 0 && !jobs.check.argv.empty()) o = compare_with_reference(jobs);
+    if (o.exit_code == 0 && !jobs.check.argv.empty()) {
+        o = compare_with_reference(jobs);
+        // A stop signal during the comparison is the command's outcome.
+        if (int sig = signals.first_forwarded()) o = {128 + sig, sig};
+    }
     if (o.exit_code != 0) remove_outputs(jobs.outputs);
     return o;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace phc::split {
@@ -26,9 +27,40 @@ Result<std::string> stray_reference(const util::elf::Object& o, int fatbin) {
     return std::string();
 }
 
-/// Removes a temporary file of ours (a regular file, or nothing).
+/// What makes an object one the guard cannot vouch for: two sections named
+/// .hip_fatbin (objcopy would replace the first), relocations of a kind it
+/// does not read (SHT_CREL, 0x40000014), relocations that patch .hip_fatbin
+/// itself (they would apply to the bundle). "" for none.
+std::string unreadable_layout(const util::elf::Object& o, int fatbin) {
+    constexpr uint32_t kRel = 9, kRela = 4, kCrel = 0x40000014;
+    int named = 0;
+    for (const util::elf::Section& s : o.sections) {
+        named += s.name == kFatbin;
+        if (s.type == kCrel) return "the host object has relocations of a kind (CREL) not checked";
+        if ((s.type == kRel || s.type == kRela) && fatbin >= 0 &&
+            s.info == static_cast<uint32_t>(fatbin))
+            return "relocations patch .hip_fatbin itself";
+    }
+    return named > 1 ? "the host object has more than one .hip_fatbin section" : "";
+}
+
+/// Every section but .hip_fatbin as in `host`, byte for byte and in the same
+/// order: objcopy may move them, never change them. "" when so.
+std::string changed_section(const util::elf::Object& host, const util::elf::Object& out) {
+    if (host.sections.size() != out.sections.size()) return "the number of sections";
+    for (size_t i = 0; i < host.sections.size(); ++i) {
+        const util::elf::Section &a = host.sections[i], &b = out.sections[i];
+        if (a.name != b.name || a.type != b.type) return "section " + a.name + "'s name or type";
+        if (a.name != kFatbin && (a.size != b.size || host.contents(a) != out.contents(b)))
+            return "section " + a.name;
+    }
+    return {};
+}
+
+/// Removes a temporary file of ours: a regular file, or nothing.
 void remove_temporary(const std::string& path) {
-    ::unlink(path.c_str());
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
 }
 
 /// objcopy --update-section of the host object into `out`.
@@ -48,6 +80,7 @@ Status update_section(const EmbedFiles& f, const std::string& section, const std
 
 Result<FatbinTail> fatbin_tail(const util::elf::Object& host, std::string_view placeholder) {
     const int fatbin = host.find(kFatbin);
+    if (auto bad = unreadable_layout(host, fatbin); !bad.empty()) return make_error(bad);
     if (fatbin < 0) {
         if (host.find(kWrapper) >= 0)
             return make_error("the host object has a fat-binary wrapper but no .hip_fatbin");
@@ -73,12 +106,15 @@ Status embed(const EmbedFiles& f) {
     if (!host_bytes) return host_bytes.error();
     auto host = util::elf::parse(*host_bytes);
     if (!host) return error_at(f.host_object, host.error().message);
+    // Written by the overlapped host compile: a host object made by hand stays.
+    const bool ours = f.host_object.ends_with(".phc/host.o") ||
+                      f.host_object.find("/.phc-ninja/") != std::string::npos;
     auto placeholder = util::read_file(f.placeholder);
     if (!placeholder) return placeholder.error();
     auto tail = fatbin_tail(*host, *placeholder);
     if (!tail) {
         // The next build must compile the host code again, not embed into this one.
-        remove_temporary(f.host_object);
+        if (ours) remove_temporary(f.host_object);
         return error_at(f.output, tail.error().message);
     }
     if (!tail->present) return util::write_file_atomic(f.output, *host_bytes);
@@ -89,7 +125,10 @@ Status embed(const EmbedFiles& f) {
     Status st = util::write_file_atomic(section, want);
     if (st) st = update_section(f, section, joined);
     remove_temporary(section);
-    if (!st) return st;
+    if (!st) {
+        remove_temporary(joined);
+        return st;
+    }
     auto out = util::read_file(joined);
     remove_temporary(joined);
     if (!out) return out.error();
@@ -101,6 +140,8 @@ Status embed(const EmbedFiles& f) {
     auto stray = stray_reference(*o, fatbin);
     if (!stray) return error_at(f.output, stray.error().message);
     if (!stray->empty()) return error_at(f.output, *stray + " refers to .hip_fatbin after objcopy");
+    if (std::string c = changed_section(*host, *o); !c.empty())
+        return error_at(f.output, f.objcopy + " changed " + c + ", not only .hip_fatbin");
     return util::write_file_atomic(f.output, *out);
 }
 

@@ -18,9 +18,12 @@
 //   one NUL clang 15 adds; and no relocation outside `.hipFatBinSegment` (the
 //   fat-binary wrapper) may point into it. Anything else is an error naming
 //   the object, and nothing is written: a wrong object never comes out;
+//   An object with two such sections, relocations that patch it, or
+//   relocations of a kind the guard does not read (CREL) is refused too;
 // - the section's bytes become the bundle's and that tail (objcopy
-//   --update-section, which keeps every other byte as the compiler wrote it),
-//   and the result, checked again, replaces the output atomically.
+//   --update-section), and the result replaces the output atomically once
+//   checked again: the same references, and every other section's bytes as
+//   the compiler wrote them (objcopy may move sections, never change them).
 #pragma once
 
 #include "util/elf.h"

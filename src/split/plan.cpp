@@ -186,6 +186,19 @@ Step bundle_step(const compile::Analysis& a, const Plan& plan, const probe::Prob
     return s;
 }
 
+/// ccache does not hash the -fcuda-include-gpubinary file: name it in
+/// CCACHE_EXTRAFILES (after the command's own, if any).
+void hash_for_ccache(Step& s, const std::string& file) {
+    std::string extra = "CCACHE_EXTRAFILES=" + file;
+    for (auto it = s.env.begin(); it != s.env.end(); ++it)
+        if (it->rfind("CCACHE_EXTRAFILES=", 0) == 0) {
+            extra = *it + ":" + file;
+            s.env.erase(it);
+            break;
+        }
+    s.env.push_back(extra);
+}
+
 Step host_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeResult& probe) {
     Step s;
     s.kind = StepKind::Host;
@@ -207,15 +220,7 @@ Step host_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeR
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     std::vector<std::string> argv = edit_argv(a, e);
     if (a.command.launcher_kind == compile::LauncherKind::Ccache) {
-        // ccache does not hash the -fcuda-include-gpubinary file; make it.
-        std::string extra = "CCACHE_EXTRAFILES=" + plan.bundle;
-        for (auto it = s.env.begin(); it != s.env.end(); ++it)
-            if (it->rfind("CCACHE_EXTRAFILES=", 0) == 0) {
-                extra = *it + ":" + plan.bundle;
-                s.env.erase(it);
-                break;
-            }
-        s.env.push_back(extra);
+        hash_for_ccache(s, plan.bundle);
         argv = with_launcher(a.command, std::move(argv));
     }
     // Other launchers (sccache, distcc, ...) are dropped from the host step: we
@@ -282,8 +287,11 @@ Step host_object_step(const compile::Analysis& a, const Plan& plan, const probe:
     if (!plan.cuid.empty() && !probe.host_takes_cuid) e.append.push_back("-Xclang");
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = edit_argv(a, e);
-    if (a.command.launcher_kind == compile::LauncherKind::Ccache)
+    if (a.command.launcher_kind == compile::LauncherKind::Ccache) {
+        // The placeholder (the source) is embedded: a comment changed is another object.
+        if (!embed.empty()) hash_for_ccache(s, embed.back());
         s.argv = with_launcher(a.command, std::move(s.argv));
+    }
     s.description = "HIP host " + a.output;
     return s;
 }

@@ -156,26 +156,39 @@ namespace {
 /// The first section, in the order of `a`'s headers, whose bytes differ from
 /// the section of that name in `b` (or that `b` lacks, or that only `b` has).
 std::string section_difference(const Object& a, const Object& b) {
-    for (const Section& s : a.sections) {
-        const int other = b.find(s.name);
+    // The k-th section of a name against the other's k-th (.group, .text.* repeat).
+    auto nth = [](const Object& o, size_t i) {
+        size_t k = 0;
+        for (size_t j = 0; j < i; ++j)
+            k += o.sections[j].name == o.sections[i].name;
+        return k;
+    };
+    auto find_nth = [](const Object& o, const std::string& name, size_t k) -> int {
+        for (size_t j = 0; j < o.sections.size(); ++j)
+            if (o.sections[j].name == name && k-- == 0) return static_cast<int>(j);
+        return -1;
+    };
+    for (size_t i = 0; i < a.sections.size(); ++i) {
+        const Section& s = a.sections[i];
+        const int other = find_nth(b, s.name, nth(a, i));
         if (other < 0)
             return fmt::format("section {} ({} bytes): the driver's object has none", s.name,
                                s.size);
-        std::string_view x = a.contents(s), y = b.contents(b.sections[static_cast<size_t>(other)]);
-        if (x == y && s.size == b.sections[static_cast<size_t>(other)].size) continue;
-        size_t i = 0;
-        while (i < x.size() && i < y.size() && x[i] == y[i])
-            ++i;
-        std::string out = fmt::format("first difference in section {} at offset {:#x}", s.name, i);
-        if (x.size() != y.size())
-            out += fmt::format(" ({} bytes, the driver's {})", x.size(), y.size());
+        const Section& t = b.sections[static_cast<size_t>(other)];
+        std::string_view x = a.contents(s), y = b.contents(t);
+        if (x == y && s.size == t.size) continue;
+        size_t k = 0;
+        while (k < x.size() && k < y.size() && x[k] == y[k])
+            ++k;
+        std::string out = fmt::format("first difference in section {} at offset {:#x}", s.name, k);
+        if (s.size != t.size) out += fmt::format(" ({} bytes, the driver's {})", s.size, t.size);
         return out;
     }
-    for (const Section& s : b.sections)
-        if (a.find(s.name) < 0)
+    for (size_t i = 0; i < b.sections.size(); ++i)
+        if (find_nth(a, b.sections[i].name, nth(b, i)) < 0)
             return fmt::format(
-                "the driver's object has a section {} ({} bytes) that this one lacks", s.name,
-                s.size);
+                "the driver's object has a section {} ({} bytes) that this one lacks",
+                b.sections[i].name, b.sections[i].size);
     return {};
 }
 

@@ -102,6 +102,18 @@ TEST_CASE("response files are expanded: the command is what they say, and steps 
     CHECK(a.expanded.size() == 11);
     a = analyze_string(kHip + "@/nonexistent/phc.rsp -c k.hip", {});
     CHECK(a.decision.reason == Reason::ResponseFile);
+    // -gsplit-dwarf names each job's .dwo in its object; =single writes none.
+    CHECK(analyze_string(
+              kHip + "-g -gsplit-dwarf --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip", {})
+              .decision.reason == Reason::SideOutput);
+    CHECK(
+        analyze_string(
+            kHip + "-gsplit-dwarf=single --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip", {})
+            .decision.split());
+    CHECK(analyze_string(kHip + "-gsplit-dwarf -gno-split-dwarf --offload-arch=gfx906 "
+                                "--offload-arch=gfx90a -c k.hip",
+                         {})
+              .decision.split());
     // hipcc does not look into response files: the steps' own would change what it sees.
     in.rspfile_content = "-DX=1 -Iinc";
     a = analyze_string(

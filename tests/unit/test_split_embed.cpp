@@ -171,3 +171,26 @@ TEST_CASE("embed: the guard takes the placeholder and the wrapper, nothing else"
     REQUIRE(odd);
     CHECK_FALSE(fatbin_tail(*odd, ph));
 }
+
+TEST_CASE("embed: objects the guard cannot vouch for are refused") {
+    const std::string ph = "x";
+    // Two sections named .hip_fatbin (a program variable placed there): objcopy
+    // would replace the first.
+    auto two = util::elf::parse(object({{".hip_fatbin", "v"}, {".hip_fatbin", ph + '\0'}}));
+    REQUIRE(two);
+    auto t = split::fatbin_tail(*two, ph);
+    REQUIRE_FALSE(t);
+    CHECK(t.error().message.find("more than one .hip_fatbin") != std::string::npos);
+    // Relocations that patch .hip_fatbin would apply to the bundle.
+    std::string syms(48, '\0');
+    auto patched = util::elf::parse(object({{".hip_fatbin", ph + '\0'},
+                                            {".symtab", syms, 2, 0, 1, 24},
+                                            {".rela.x", rela(0, 1), 4, 2, 1, 24}}));
+    REQUIRE(patched);
+    CHECK_FALSE(split::fatbin_tail(*patched, ph));
+    // Relocations of a kind the guard does not read (CREL).
+    auto crel =
+        util::elf::parse(object({{".hip_fatbin", ph + '\0'}, {".crel.text", "", 0x40000014}}));
+    REQUIRE(crel);
+    CHECK_FALSE(split::fatbin_tail(*crel, ph));
+}
