@@ -6,6 +6,7 @@
 #include "regen/records.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/settings.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -574,8 +575,7 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
 
 std::string deps_set_command(const std::string& self, bool no_dir, bool dry_run,
                              const std::function<std::vector<std::string>()>& outputs) {
-    const char* env = std::getenv("PHC_REGEN_DEPSETS");
-    if ((env && std::string_view(env) == "0") || self.empty() || no_dir) return {};
+    if (util::get("PHC_REGEN_DEPSETS") == "0" || self.empty() || no_dir) return {};
     const std::string program = building_ninja();
     if (program.empty() || ninja_version(program) < std::pair{1, 11}) return {};
     if (!dry_run)

@@ -12,6 +12,7 @@
 #include "regen/planning.h"
 #include "regen/records.h"
 #include "util/file.h"
+#include "util/settings.h"
 
 #include <cerrno>
 #include <chrono>
@@ -35,10 +36,7 @@ constexpr const char* kProbeCache = ".phc-ninja/probes.json";
 /// With PHC_REGEN_TIMING=1, how long each phase took, on stderr (benchmarks, profiling).
 class PhaseTimer {
 public:
-    PhaseTimer() {
-        const char* v = std::getenv("PHC_REGEN_TIMING");
-        on_ = v && std::string_view(v) == "1";
-    }
+    PhaseTimer() { on_ = util::get("PHC_REGEN_TIMING") == "1"; }
     void done(const char* phase) {
         if (!on_) return;
         auto now = std::chrono::steady_clock::now();
