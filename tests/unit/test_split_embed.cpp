@@ -6,6 +6,7 @@
 #include "util/file.h"
 
 #include <cstdint>
+#include <deque>
 #include <doctest/doctest.h>
 #include <string>
 #include <vector>
@@ -67,6 +68,12 @@ std::string object(std::vector<Sec> secs) {
     return b;
 }
 
+/// `bytes`, kept alive for the rest of the run: a parsed Object views its bytes.
+std::string_view kept(std::string bytes) {
+    static std::deque<std::string> all;
+    return all.emplace_back(std::move(bytes));
+}
+
 /// One RELA entry at `offset` against symbol `sym`.
 std::string rela(uint64_t offset, uint64_t sym) {
     std::string r(24, '\0');
@@ -111,7 +118,7 @@ TEST_CASE("elf: sections and the relocations that point into one") {
 TEST_CASE("elf: a file cut anywhere, or not ELF at all, is an error and never read past") {
     const std::string o = host_object("PH", 2);
     for (size_t n = 0; n < o.size(); ++n) {
-        auto e = util::elf::parse(o.substr(0, n));
+        auto e = util::elf::parse(kept(o.substr(0, n)));
         if (e) {
             CHECK(n >= 64); // a header at least; then the section headers were checked
             (void)util::elf::references_to(*e, 1);
@@ -142,7 +149,7 @@ TEST_CASE("embed: the guard takes the placeholder and the wrapper, nothing else"
     using split::fatbin_tail;
     const std::string ph = "int main() {}\n";
     auto ok = [&](const std::string& fatbin, uint64_t text_sym) {
-        auto e = util::elf::parse(host_object(fatbin, text_sym));
+        auto e = util::elf::parse(kept(host_object(fatbin, text_sym)));
         REQUIRE(e);
         return fatbin_tail(*e, ph);
     };
@@ -161,13 +168,13 @@ TEST_CASE("embed: the guard takes the placeholder and the wrapper, nothing else"
     CHECK_FALSE(ok(ph + std::string(2, '\0'), 2));
     CHECK_FALSE(ok(ph.substr(0, 5), 2));
     // No .hip_fatbin (a source that registers nothing): the host object as it is.
-    auto none = util::elf::parse(object({{".text", "x"}}));
+    auto none = util::elf::parse(kept(object({{".text", "x"}})));
     REQUIRE(none);
     auto n = fatbin_tail(*none, ph);
     REQUIRE(n);
     CHECK_FALSE(n->present);
     // A wrapper without .hip_fatbin is nothing a compiler writes.
-    auto odd = util::elf::parse(object({{".hipFatBinSegment", std::string(24, '\0')}}));
+    auto odd = util::elf::parse(kept(object({{".hipFatBinSegment", std::string(24, '\0')}})));
     REQUIRE(odd);
     CHECK_FALSE(fatbin_tail(*odd, ph));
 }
@@ -176,21 +183,21 @@ TEST_CASE("embed: objects the guard cannot vouch for are refused") {
     const std::string ph = "x";
     // Two sections named .hip_fatbin (a program variable placed there): objcopy
     // would replace the first.
-    auto two = util::elf::parse(object({{".hip_fatbin", "v"}, {".hip_fatbin", ph + '\0'}}));
+    auto two = util::elf::parse(kept(object({{".hip_fatbin", "v"}, {".hip_fatbin", ph + '\0'}})));
     REQUIRE(two);
     auto t = split::fatbin_tail(*two, ph);
     REQUIRE_FALSE(t);
     CHECK(t.error().message.find("more than one .hip_fatbin") != std::string::npos);
     // Relocations that patch .hip_fatbin would apply to the bundle.
     std::string syms(48, '\0');
-    auto patched = util::elf::parse(object({{".hip_fatbin", ph + '\0'},
-                                            {".symtab", syms, 2, 0, 1, 24},
-                                            {".rela.x", rela(0, 1), 4, 2, 1, 24}}));
+    auto patched = util::elf::parse(kept(object({{".hip_fatbin", ph + '\0'},
+                                                 {".symtab", syms, 2, 0, 1, 24},
+                                                 {".rela.x", rela(0, 1), 4, 2, 1, 24}})));
     REQUIRE(patched);
     CHECK_FALSE(split::fatbin_tail(*patched, ph));
     // Relocations of a kind the guard does not read (CREL).
-    auto crel =
-        util::elf::parse(object({{".hip_fatbin", ph + '\0'}, {".crel.text", "", 0x40000014}}));
+    auto crel = util::elf::parse(
+        kept(object({{".hip_fatbin", ph + '\0'}, {".crel.text", "", 0x40000014}})));
     REQUIRE(crel);
     CHECK_FALSE(split::fatbin_tail(*crel, ph));
 }
