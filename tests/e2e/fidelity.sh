@@ -203,8 +203,8 @@ grep -q "1 DIFFER from the driver's" shim/check.out || fail "no summary of the d
 pass "PHC_CHECK=1 and phc-ninja check fail, naming where, on an object that is not the driver's"
 
 # 7. The embed step's guard, on objects made with gcc: the wrapper may point
-# into .hip_fatbin; code that does is refused (nothing written, and the host
-# object removed so the next build compiles it again).
+# into .hip_fatbin; code that does is refused (nothing written, and the
+# split's own host object removed so the next build compiles it again).
 mkdir -p guard && cd guard || exit 1
 printf 'PLACEHOLDER' >ph.txt
 printf 'device code' >bundle.bin
@@ -224,6 +224,12 @@ if "$PHC" embed --objcopy "$OC" --placeholder ph.txt --bundle bundle.bin --host 
   fail "the embed step wrote an object whose code points into .hip_fatbin"
 fi
 grep -q "^bad.o: error: .text.* refers to .hip_fatbin" err.out || fail "the guard's error: $(cat err.out)"
-[ ! -e bad.o ] && [ ! -e stray.o ] || fail "the refused embed left bad.o or the host object"
+[ ! -e bad.o ] || fail "the refused embed wrote bad.o"
+[ -e stray.o ] || fail "the refused embed removed a host object it did not write"
+mkdir -p bad.o.phc && cp stray.o bad.o.phc/host.o
+if "$PHC" embed --objcopy "$OC" --placeholder ph.txt --bundle bundle.bin --host bad.o.phc/host.o -o bad.o 2>/dev/null; then
+  fail "the embed step wrote an object whose code points into .hip_fatbin"
+fi
+[ ! -e bad.o ] && [ ! -e bad.o.phc/host.o ] || fail "the refused embed left bad.o or the split's host object"
 cd "$dir" || exit 1
 pass "the embed guard: a wrapper's reference is taken, code pointing into .hip_fatbin fails the step"
