@@ -152,7 +152,8 @@ namespace {
 struct Facts {
     bool compile = false, preprocess = false, syntax = false, deps_only = false;
     bool assembly = false, emit_llvm = false, save_temps = false, time_trace = false;
-    bool side_output = false, split_dwarf = false, rdc = false, new_driver = false, via_llvm = false;
+    bool side_output = false, split_dwarf = false, rdc = false, new_driver = false,
+         via_llvm = false;
     bool hip_link = false;
     bool from_rsp = false; ///< a split-relevant option came from a response file
     enum class Mode { Both, Device, Host } mode = Mode::Both;
