@@ -160,17 +160,6 @@ Status regular_or_missing(const std::string& path) {
     return Ok{};
 }
 
-/// The words of `text` between single spaces (views into it).
-std::vector<std::string_view> words_of(std::string_view text) {
-    std::vector<std::string_view> out;
-    for (size_t at = 0; at <= text.size();) {
-        size_t sp = std::min(text.find(' ', at), text.size());
-        if (sp > at) out.push_back(text.substr(at, sp - at));
-        at = sp + 1;
-    }
-    return out;
-}
-
 /// Opens `path` to append to it when it is a regular file (never waiting on a
 /// fifo); -1 otherwise.
 int open_append(const std::string& path, int flags = 0) {
@@ -605,6 +594,16 @@ int deps_set_main(int argc, char** argv) {
     if (auto st = deps_set(argv[1], argv[2], inputs, output); !st)
         std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().text().c_str());
     return 0;
+}
+
+std::vector<std::string_view> words_of(std::string_view text) {
+    std::vector<std::string_view> out;
+    for (size_t at = 0; at <= text.size();) {
+        size_t sp = std::min(text.find(' ', at), text.size());
+        if (sp > at) out.push_back(text.substr(at, sp - at));
+        at = sp + 1;
+    }
+    return out;
 }
 
 } // namespace phc::regen

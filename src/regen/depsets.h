@@ -108,4 +108,8 @@ std::string deps_set_command(const std::string& self, bool no_dir, bool dry_run,
 /// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device and host edges regen writes).
 int deps_set_main(int argc, char** argv);
 
+/// The words of `text` between single spaces, empty ones skipped (views into
+/// it): a line of deps.ninja or of its records.
+std::vector<std::string_view> words_of(std::string_view text);
+
 } // namespace phc::regen

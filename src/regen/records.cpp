@@ -122,12 +122,7 @@ std::unordered_map<std::string, DepsRecord> parse_records(std::string_view text)
         if (nl == std::string_view::npos) break; // a line cut short: not a record
         std::string_view line = text.substr(0, nl);
         text.remove_prefix(nl + 1);
-        std::vector<std::string_view> words;
-        for (size_t at = 0; at <= line.size();) {
-            size_t sp = std::min(line.find(' ', at), line.size());
-            if (sp > at) words.push_back(line.substr(at, sp - at));
-            at = sp + 1;
-        }
+        const std::vector<std::string_view> words = words_of(line);
         DepsRecord r;
         if (words.size() < 2) continue;
         auto [end, ec] =
