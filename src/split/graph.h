@@ -58,10 +58,13 @@ using Durations = std::unordered_map<std::string, int64_t>;
 /// (relative to `cwd`) is the final one.
 /// With `last`, the edges are listed by the longest chain each one starts
 /// (chain_ms), longest first, ties in step order: ninja 1.11 starts the ready
-/// edge it read first, so this is critical-path-first list scheduling (what
-/// ninja 1.12 does itself): the architecture whose compile and code generation
-/// take longest starts first, and an overlapped host compile that takes longer
-/// than the device code starts before it. Edges without a time count as long.
+/// edge it read first, so this is critical-path-first list scheduling: the
+/// architecture whose compile and code generation take longest starts first,
+/// and an overlapped host compile that takes longer than the device code
+/// starts before it. ninja >= 1.12 ranks ready edges by its own priority first
+/// (the longest chain counted in edges, each non-phony edge weighing 1:
+/// build.cc's EdgeWeightHeuristic), and this order only breaks its ties.
+/// Edges without a time count as long.
 std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::string& cwd,
                                   const std::string& object, const SpellPath& spell,
                                   const Durations* last = nullptr);
