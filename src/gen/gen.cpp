@@ -4,7 +4,9 @@
 #include "gen/generate.h"
 #include "gen/paths.h"
 #include "ninja/build_log.h"
+#include "regen/depsets.h"
 #include "util/file.h"
+#include "util/subprocess.h"
 
 #include <cerrno>
 #include <cstring>
@@ -103,6 +105,22 @@ Result<GenReport> run_gen(const GenRequest& request) {
     if (!to_stdout)
         if (auto log = util::read_file(dir_of(out_abs) + "/.ninja_log"))
             options.durations = ninja::last_durations(*log);
+    // Header sets, as regen records them (regen/depsets.h), for the ninja in
+    // PATH; named after the ninja file, apart from regen's and other files'.
+    const std::string name = options.ninja_path.substr(options.ninja_path.rfind('/') + 1);
+    options.sets_file = options.private_dir + "/" + name + ".deps.ninja";
+    options.deps_set = regen::deps_set_command(
+        {.self = util::self_exe(),
+         .sets = options.sets_file,
+         .ninja = util::find_program("ninja"),
+         .no_dir = false,
+         .dry_run = false},
+        [&] {
+            std::vector<std::string> outputs;
+            for (const Entry& e : db->entries)
+                outputs.push_back(spell_from(dir_of(options.ninja_path), e.output));
+            return outputs;
+        });
     auto g = generate(*db, options);
     if (!g) return g.error();
     GenReport report{request.ninja_file, g->entries, g->split, g->plain,

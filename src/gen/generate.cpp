@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <optional>
+#include <set>
 
 namespace phc::gen {
 
@@ -20,8 +21,6 @@ namespace {
 constexpr const char* kCompileRule = "phc_compile";
 constexpr const char* kKeepRule = "phc_compile_keep";
 constexpr const char* kRunRule = "phc_run";
-constexpr const char* kDeviceRule = "phc_device";
-constexpr const char* kDevicePool = "phc_device";
 
 /// Appends the text of `s` to `out`; an Error (the writer's) when it cannot be written.
 Status emit(std::string& out, const ninja::NewStatement& s) {
@@ -39,16 +38,18 @@ enum class Deps {
 };
 
 /// A rule running $command with header deps as `deps` says.
-ninja::RuleStatement rule(const char* name, Deps deps, const char* pool = nullptr) {
+ninja::RuleStatement rule(const char* name, Deps deps) {
     ninja::RuleStatement r{name, {{"command", "$command"}, {"description", "$description"}}};
     if (deps == Deps::Log) r.bindings.push_back({"deps", "gcc"});
     if (deps != Deps::None) r.bindings.push_back({"depfile", "$depfile"});
-    if (pool) r.bindings.push_back({"pool", pool});
     return r;
 }
 
-/// The fixed part of the file: header comment, builddir, pool and rules.
-Result<std::string> preamble(const GenOptions& options) {
+/// The fixed part of the file: header comment, builddir, the rules of plain
+/// edges and, when entries were split, the split edges' pool and rules and
+/// what their edges share (`shared`, in order, each name once).
+Result<std::string> preamble(const GenOptions& options, bool splits,
+                             const edges::SharedRules& shared) {
     std::string from = options.generated_from;
     for (char& c : from)
         if (c == '\n' || c == '\r') c = ' ';
@@ -56,7 +57,12 @@ Result<std::string> preamble(const GenOptions& options) {
                                   "# phc-ninja gen after the compilation database changes.\n",
                                   from);
     std::vector<ninja::NewStatement> st;
-    st.push_back(ninja::Binding{"ninja_required_version", "1.7"});
+    const bool sets = splits && !options.deps_set.empty();
+    if (sets)
+        st.push_back(ninja::RawStatement{"# Split edges record one header set each (phony "
+                                         "phc_s_*), which needs ninja 1.11.\n"});
+    st.push_back(ninja::Binding{"ninja_required_version", sets ? "1.11" : "1.7"});
+    if (sets) st.push_back(ninja::IncludeStatement{options.sets_file});
     st.push_back(ninja::RawStatement{"\n"});
     if (!options.private_dir.empty()) {
         st.push_back(ninja::RawStatement{
@@ -65,20 +71,22 @@ Result<std::string> preamble(const GenOptions& options) {
             "builddir", spell_from(dir_of(options.ninja_path), options.private_dir), true});
         st.push_back(ninja::RawStatement{"\n"});
     }
-    if (options.device_jobs > 0) {
-        st.push_back(ninja::PoolStatement{kDevicePool, options.device_jobs});
-        st.push_back(ninja::RawStatement{"\n"});
-    }
     st.push_back(rule(kCompileRule, Deps::Log));
     st.push_back(ninja::RawStatement{"\n"});
     st.push_back(rule(kKeepRule, Deps::Keep));
     st.push_back(ninja::RawStatement{"\n"});
-    st.push_back(rule(kDeviceRule, Deps::Log, options.device_jobs > 0 ? kDevicePool : nullptr));
-    st.push_back(ninja::RawStatement{"\n"});
     st.push_back(rule(kRunRule, Deps::None));
     st.push_back(ninja::RawStatement{"\n"});
+    if (splits)
+        for (auto& r : edges::split_rules(edges::Names{}, options.device_jobs)) {
+            st.push_back(std::move(r));
+            st.push_back(ninja::RawStatement{"\n"});
+        }
     for (const auto& s : st)
         if (auto ok = emit(out, s); !ok) return ok.error();
+    for (const auto& [name, text] : shared)
+        out += text;
+    if (!shared.empty()) out += "\n";
     return out;
 }
 
@@ -187,12 +195,11 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
     return std::move(plan).value();
 }
 
-/// The build statements for one entry; counts it as split or plain. With
-/// options.durations, `chain_ms` gets the longest chain of its edges (a plain
-/// edge's own time).
-std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions& options,
-                                               probe::ProbeCache& probes, Generated& g,
-                                               int64_t& chain_ms) {
+/// The edges of one entry (with, when split, what they share); counts it as
+/// split or plain. With options.durations, chain_ms is the longest chain of
+/// its edges (a plain edge's own time).
+Result<edges::Edges> entry_edges(const Entry& e, const GenOptions& options,
+                                 probe::ProbeCache& probes, Generated& g) {
     const std::string ninja_dir = dir_of(options.ninja_path);
     EntryDecision& d = g.decisions.emplace_back();
     d.index = e.index;
@@ -200,18 +207,24 @@ std::vector<ninja::BuildStatement> entry_edges(const Entry& e, const GenOptions&
     if (!options.private_dir.empty()) {
         if (auto plan = plan_entry(e, probes, options, g.notes, d)) {
             ++g.split;
-            return split_edges(*plan, ninja_dir,
-                               SplitRules{kDeviceRule, kRunRule, kCompileRule, kKeepRule},
-                               &options.durations, &chain_ms);
+            edges::Policy policy;
+            policy.device_pool = options.device_jobs > 0;
+            policy.durations = &options.durations;
+            policy.deps_set = options.deps_set;
+            return split_edges(std::move(*plan), d.object, ninja_dir, std::move(policy));
         }
     } else {
         d.code = "no-private-dir";
         d.text = "no folder for the split's intermediate files";
     }
     ++g.plain;
+    edges::Edges out;
     ninja::BuildStatement b = plain_edge(e, ninja_dir);
-    if (!options.durations.empty()) chain_ms = split::last_ms(options.durations, b.outputs.at(0));
-    return {std::move(b)};
+    if (!options.durations.empty())
+        out.chain_ms = split::last_ms(options.durations, b.outputs.at(0));
+    if (auto ok = emit(out.text, b); !ok) return ok.error();
+    out.count = 1;
+    return out;
 }
 
 /// A note when entries run in another directory than the ninja file's: their
@@ -236,40 +249,35 @@ std::string elsewhere_note(const Database& db, const std::string& ninja_dir) {
 
 Result<Generated> generate(const Database& db, const GenOptions& options) {
     Generated g;
-    auto head = preamble(options);
-    if (!head) return head.error();
-    g.text = std::move(head).value();
     probe::ProbeCache probes(options.private_dir.empty() ? std::string()
                                                          : options.private_dir + "/probes.json",
                              options.prober);
-    struct Planned {
-        const Entry* entry;
-        std::vector<ninja::BuildStatement> edges;
-        int64_t chain_ms = 0;
-    };
-    std::vector<Planned> planned;
+    std::vector<edges::Edges> planned;
+    edges::SharedRules shared;
+    std::set<std::string> declared;
     for (const auto& e : db.entries) {
         ++g.entries;
-        Planned p{&e, {}, 0};
-        p.edges = entry_edges(e, options, probes, g, p.chain_ms);
-        planned.push_back(std::move(p));
+        auto edges = entry_edges(e, options, probes, g);
+        if (!edges)
+            return error_at(db.path, fmt::format("entry {}: {}", e.index, edges.error().text()));
+        for (auto& rule : edges->shared)
+            if (declared.insert(rule.first).second) shared.push_back(std::move(rule));
+        edges->shared.clear();
+        g.edges += edges->count;
+        planned.push_back(std::move(*edges));
     }
+    auto head = preamble(options, g.split > 0, shared);
+    if (!head) return head.error();
+    g.text = std::move(head).value();
     // ninja 1.11 starts the ready edge it read first: the entries whose work
     // took longest to finish last time first (entries without times first;
     // without a log, the database's order).
     if (!options.durations.empty())
-        std::stable_sort(planned.begin(), planned.end(), [](const Planned& a, const Planned& b) {
-            return a.chain_ms > b.chain_ms;
-        });
-    for (const Planned& p : planned)
-        for (const auto& b : p.edges) {
-            if (auto ok = emit(g.text, b); !ok) {
-                return error_at(db.path,
-                                fmt::format("entry {}: {}", p.entry->index, ok.error().text()));
-            }
-            g.text += "\n";
-            ++g.edges;
-        }
+        std::stable_sort(
+            planned.begin(), planned.end(),
+            [](const edges::Edges& a, const edges::Edges& b) { return a.chain_ms > b.chain_ms; });
+    for (const edges::Edges& p : planned)
+        g.text += p.text + "\n";
     if (auto note = elsewhere_note(db, dir_of(options.ninja_path)); !note.empty())
         g.notes.push_back(note);
     return g;

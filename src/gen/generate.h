@@ -28,6 +28,10 @@ struct GenOptions {
     /// each object's edges, and the objects, are written critical path first
     /// (split::step_edges); empty keeps the database's order.
     split::Durations durations;
+    /// When not empty, split edges record header sets (edges::Policy::deps_set)
+    /// in `sets_file` (an absolute path), which the ninja file includes.
+    std::string deps_set;
+    std::string sets_file;
 };
 
 /// What became of one entry, for `gen --explain`.

@@ -4,99 +4,62 @@
 #include "gen/compdb.h"
 #include "gen/depfile.h"
 #include "gen/paths.h"
-#include "split/graph.h"
-
-#include <algorithm>
 
 namespace phc::gen {
 
 namespace {
 
-const std::string& rule_for(split::StepKind kind, const SplitRules& rules) {
-    switch (kind) {
-    case split::StepKind::Device:
-        return rules.device;
-    case split::StepKind::Host:
-        return rules.host;
-    default: // bundles and link steps: no header deps
-        return rules.bundle;
-    }
-}
-
-/// A response file a step reads: its path and its text.
-struct ResponseFile {
-    std::string path, content;
-};
-
-/// For a compile that read response files: the compile step `s` reads its own,
-/// "<first output>.rsp" (absolute: the command runs in the entry's directory),
-/// holding the compiler's arguments; `s.argv` keeps the compiler and names the
-/// file. Empty when `s` keeps its command line.
-ResponseFile use_response_file(split::Step& s, const split::Plan& plan) {
-    if (!plan.analysis.rsp || s.outputs.empty() ||
-        (s.kind != split::StepKind::Device && s.kind != split::StepKind::Host))
-        return {};
-    const std::string path = absolute_in(plan.analysis.work_dir(), s.outputs[0]) + ".rsp";
-    auto content = split::to_response_file(s, plan.analysis.command.argv.at(0), path);
-    return content ? ResponseFile{path, std::move(*content)} : ResponseFile{};
-}
-
-} // namespace
-
-std::vector<ninja::BuildStatement> split_edges(const split::Plan& plan,
-                                               const std::string& ninja_dir,
-                                               const SplitRules& rules,
-                                               const split::Durations* last, int64_t* chain_ms) {
+/// What the entry passes on to its edges, with the host step made to write
+/// the depfile ninja reads (see split_edges()).
+edges::Carry entry_carry(split::Plan& plan, const std::string& object,
+                         const split::SpellPath& spell) {
     const std::string dir = plan.analysis.work_dir();
-    auto spell = [&](const split::Step&, const std::string& p) {
-        return spell_from(ninja_dir, absolute_in(dir, p));
-    };
-    std::vector<ninja::BuildStatement> out;
-    for (const split::GraphEdge& e : split::plan_edges(plan, spell, last)) {
-        if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
-        split::Step step = *e.step;
-        step.cwd = dir;
-        ninja::BuildStatement b;
-        b.outputs = e.outputs;
-        b.inputs = e.inputs;
-        b.implicit = e.implicit;
-        b.rule = rule_for(step.kind, rules);
-        std::string depfile = e.depfile;
-        const bool host = step.kind == split::StepKind::Host;
-        if (host && depfile.empty()) {
-            step.depfile = absolute_in(dir, step.outputs.at(0)) + ".d";
-            step.argv = with_depfile(std::move(step.argv), step.depfile);
-            depfile = spell_from(ninja_dir, step.depfile);
+    edges::Carry c;
+    c.outputs = {object};
+    c.inputs = {spell(split::Step{}, plan.analysis.source)};
+    for (split::Step& host : plan.steps) {
+        if (host.kind != split::StepKind::Host) continue;
+        if (host.depfile.empty()) {
+            host.depfile = absolute_in(dir, host.outputs.at(0)) + ".d";
+            host.argv = with_depfile(std::move(host.argv), host.depfile);
         }
-        std::string copy;
-        if (host && plan.analysis.writes_depfile) {
+        const bool own_object = host.outputs.at(0) != plan.analysis.output;
+        c.deps = "gcc";
+        c.depfile = spell(host, host.depfile);
+        if (plan.analysis.writes_depfile) {
             // The original build's depfile: read in place when it names ninja's
             // spelling, else copied, so that deps = gcc does not delete make's.
-            if (depfile_names(step.argv, find_output_arg(step.argv), b.outputs.at(0))) {
-                b.rule = rules.keep;
+            const std::string out = own_object ? spell(host, host.outputs.at(0)) : object;
+            if (depfile_names(host.argv, find_output_arg(host.argv), out)) {
+                c.deps.clear();
             } else {
-                copy = copy_for_ninja(step.depfile);
-                depfile = spell(step, ninja_copy(step.depfile));
+                c.host_after = copy_for_ninja(host.depfile);
+                c.depfile = spell(host, ninja_copy(host.depfile));
             }
         }
         // A host compile writing a host object of its own (RDC, --overlap-host)
         // writes the original depfile where ninja made no folder (the
         // object's folder is made for the edge that writes the object).
-        std::string mkdir;
-        if (host && !step.depfile.empty() && step.outputs.at(0) != plan.analysis.output)
-            mkdir =
-                "mkdir -p " + compile::quote_word(dir_of(absolute_in(dir, step.depfile))) + " && ";
-        const ResponseFile rsp = use_response_file(step, plan);
-        b.bindings = {{"command", mkdir + step.shell() + copy, true}};
-        if (!rsp.path.empty()) {
-            b.bindings.push_back({"rspfile", rsp.path, true});
-            b.bindings.push_back({"rspfile_content", rsp.content, true});
-        }
-        if (!depfile.empty()) b.bindings.push_back({"depfile", depfile, true});
-        b.bindings.push_back({"description", step.description, true});
-        out.push_back(std::move(b));
+        if (own_object)
+            c.host_before =
+                "mkdir -p " + compile::quote_word(dir_of(absolute_in(dir, host.depfile))) + " && ";
     }
-    return out;
+    return c;
+}
+
+} // namespace
+
+Result<edges::Edges> split_edges(split::Plan plan, const std::string& object,
+                                 const std::string& ninja_dir, edges::Policy policy) {
+    const std::string dir = plan.analysis.work_dir();
+    policy.spell = [dir, ninja_dir](const split::Step&, const std::string& p) {
+        return spell_from(ninja_dir, absolute_in(dir, p));
+    };
+    // Header sets need the steps to run where ninja does (edges/policy.h).
+    for (split::Step& s : plan.steps)
+        s.cwd = dir == ninja_dir ? std::string() : dir;
+    const edges::Carry carry = entry_carry(plan, object, policy.spell);
+    return edges::compile_edges(plan, carry, policy);
 }
 
 std::string object_private_dir(const std::string& private_root, const std::string& ninja_dir,

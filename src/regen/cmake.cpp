@@ -5,7 +5,6 @@
 #include "util/subprocess.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace phc::regen {
 
@@ -49,14 +48,6 @@ std::string building_ninja() {
         program = cache_value(*cache, "CMAKE_MAKE_PROGRAM");
     if (program.empty()) program = util::find_program("ninja");
     return program;
-}
-
-std::pair<int, int> ninja_version(const std::string& program) {
-    auto run = util::run_capture({program, "--version"});
-    if (!run || run->exit_code != 0) return {0, 0};
-    int major = 0, minor = 0;
-    if (std::sscanf(run->out.c_str(), "%d.%d", &major, &minor) != 2) return {0, 0};
-    return {major, minor};
 }
 
 } // namespace phc::regen

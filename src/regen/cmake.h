@@ -1,6 +1,6 @@
 // What regen reads of CMake's build besides the manifest: values of
 // CMakeCache.txt, the other top manifests of a Ninja Multi-Config build, and
-// the ninja that builds (CMAKE_MAKE_PROGRAM) with its version.
+// the ninja that builds (CMAKE_MAKE_PROGRAM; ninja/version.h asks its version).
 #pragma once
 
 #include "ninja/manifest.h"
@@ -24,8 +24,5 @@ std::vector<std::string> multi_config_tops(const ninja::Manifest& m, const std::
 /// The ninja that builds: CMake's CMAKE_MAKE_PROGRAM (CMakeCache.txt in the
 /// current directory), else `ninja` in PATH; "" when there is none.
 std::string building_ninja();
-
-/// The major and minor version `ninja --version` prints ("1.11.1"), or {0, 0}.
-std::pair<int, int> ninja_version(const std::string& program);
 
 } // namespace phc::regen

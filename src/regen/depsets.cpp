@@ -2,7 +2,7 @@
 
 #include "compile/shell.h"
 #include "ninja/paths.h"
-#include "regen/cmake.h"
+#include "ninja/version.h"
 #include "regen/records.h"
 #include "util/file.h"
 #include "util/hash.h"
@@ -562,14 +562,13 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
     return Ok{}; // the next deps-set rebuilds the index from the file
 }
 
-std::string deps_set_command(const std::string& self, bool no_dir, bool dry_run,
+std::string deps_set_command(const SetsUse& use,
                              const std::function<std::vector<std::string>()>& outputs) {
-    if (util::get("PHC_REGEN_DEPSETS") == "0" || self.empty() || no_dir) return {};
-    const std::string program = building_ninja();
-    if (program.empty() || ninja_version(program) < std::pair{1, 11}) return {};
-    if (!dry_run)
-        if (auto st = prepare_sets(kSetsFile, outputs()); !st) return {};
-    return compile::quote_word(self) + " deps-set " + compile::quote_word(kSetsFile);
+    if (util::get("PHC_REGEN_DEPSETS") == "0" || use.self.empty() || use.no_dir) return {};
+    if (use.ninja.empty() || ninja::version_of(use.ninja) < std::pair{1, 11}) return {};
+    if (!use.dry_run)
+        if (auto st = prepare_sets(use.sets, outputs()); !st) return {};
+    return compile::quote_word(use.self) + " deps-set " + compile::quote_word(use.sets);
 }
 
 int deps_set_main(int argc, char** argv) {

@@ -95,14 +95,25 @@ Status deps_set(const std::string& sets, const std::string& depfile,
 /// when it does not describe `sets`.
 Status prepare_sets(const std::string& sets, std::vector<std::string> outputs);
 
+/// Where and whether a build records header sets.
+struct SetsUse {
+    std::string self;     ///< phc-ninja's path ("" for none: no sets)
+    std::string sets;     ///< the sets file, as the edges' commands name it
+    std::string ninja;    ///< the ninja that builds ("" when unknown: no sets)
+    bool no_dir = false;  ///< no writable private folder: no sets
+    bool dry_run = false; ///< write nothing (the command is still given)
+};
+
 /// The command device edges run after their compile to record a header set
 /// (deps_set()), or "" to keep whole records: when PHC_REGEN_DEPSETS=0, without
-/// phc-ninja's path (`self`), without a writable .phc-ninja/ (`no_dir`), or when the ninja that
-/// builds (CMake's CMAKE_MAKE_PROGRAM, else `ninja` in PATH) is older than 1.11 (a phony's time is
-/// its newest input's only since 1.11) or unknown. The rewritten manifest requires 1.11 when sets
-/// are used, so an older ninja stops loudly. Unless `dry_run`, prepares kSetsFile (prepare_sets())
-/// for the paths any edge writes, from `outputs`, which is called only then.
-std::string deps_set_command(const std::string& self, bool no_dir, bool dry_run,
+/// phc-ninja's path, without a writable private folder, or when the ninja
+/// that builds (regen: CMake's CMAKE_MAKE_PROGRAM, else `ninja` in PATH; gen:
+/// `ninja` in PATH) is older than 1.11 (a phony's time is its newest input's
+/// only since 1.11) or unknown. The manifest requires 1.11 when sets are used,
+/// so an older ninja stops loudly. Unless `dry_run`, prepares the sets file
+/// (prepare_sets()) for the paths any edge writes, from `outputs`, which is
+/// called only then.
+std::string deps_set_command(const SetsUse& use,
                              const std::function<std::vector<std::string>()>& outputs);
 
 /// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device and host edges regen writes).

@@ -1,13 +1,8 @@
 #include "regen/edges.h"
 
 #include "compile/analysis.h"
-#include "compile/shell.h"
-#include "ninja/writer.h"
-#include "split/graph.h"
 #include "util/file.h"
-#include "util/hash.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 
 namespace phc::regen {
@@ -18,166 +13,12 @@ std::vector<std::string> strings(const std::vector<std::string_view>& v) {
     return {v.begin(), v.end()};
 }
 
-ninja::Binding var(std::string name, std::string value) {
-    return ninja::Binding{std::move(name), std::move(value), false};
-}
-
-ninja::Binding literal(std::string name, std::string value) {
-    return ninja::Binding{std::move(name), std::move(value), true};
-}
-
-/// A step's path (relative to the step's working directory) as a ninja path.
-std::string in_build_dir(const split::Step& s, const std::string& path) {
-    return util::join_path(s.cwd, path);
-}
-
 std::string unused_name(const ninja::Manifest& m, const std::string& base, bool pool) {
     std::string name = base;
     for (int i = 2; pool ? m.find_pool(name) != nullptr : m.find_rule(name) != nullptr; ++i)
         name = fmt::format("{}_{}", base, i);
     return name;
 }
-
-/// Replaces every occurrence of `from` in `s` with `to`.
-std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-    if (from.empty()) return s;
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-        s.replace(at, from.size(), to);
-    return s;
-}
-
-/// What ninja makes of `tmpl` on an edge binding PHC_ARCH and PHC_SAFE.
-std::string instantiate(const std::string& tmpl, const split::Step& s) {
-    return replace_all(replace_all(tmpl, "$PHC_SAFE", split::safe_arch(s.arch)), "$PHC_ARCH",
-                       s.arch);
-}
-
-/// One ninja value that evaluates to every device step's `texts` (one per step)
-/// when an edge binds PHC_ARCH and PHC_SAFE to its architecture: the first
-/// step's text with its architecture replaced, checked against every step.
-/// Empty when no such template reproduces all of them exactly.
-std::string device_template(const std::vector<const split::Step*>& steps,
-                            const std::vector<std::string>& texts) {
-    std::vector<std::string> escaped;
-    escaped.reserve(steps.size());
-    for (const std::string& t : texts)
-        escaped.push_back(ninja::escape_value(t));
-    const split::Step& first = *steps.front();
-    if (escaped[0].find("$PHC_") != std::string::npos) return {};
-    // File names carry the safe spelling of the architecture ("<arch>.o",
-    // "<arch>.d"), options the real one; try the plain replacement, then that.
-    std::string safe = split::safe_arch(first.arch);
-    std::string plain =
-        replace_all(escaped[0], safe, safe == first.arch ? "$PHC_ARCH" : "$PHC_SAFE");
-    plain = replace_all(plain, first.arch, "$PHC_ARCH");
-    for (int which = 0; which < 2; ++which) {
-        std::string tmpl = plain;
-        if (which == 1) {
-            tmpl = replace_all(escaped[0], safe + ".", "$PHC_SAFE.");
-            tmpl = replace_all(tmpl, first.arch, "$PHC_ARCH");
-        }
-        bool fits = true;
-        for (size_t k = 0; k < steps.size() && fits; ++k)
-            fits = instantiate(tmpl, *steps[k]) == escaped[k];
-        if (fits) return tmpl;
-    }
-    return {};
-}
-
-std::string step_depfile(const split::Step& s) {
-    return util::join_path(s.cwd, s.depfile);
-}
-
-/// What a device step's command ends with: its depfile's list made a header
-/// set (depsets.h), when regen shares sets and the step runs where ninja does.
-/// `inputs` are the edge's explicit inputs (the source), left out of the set;
-/// `output`, when not "", the edge's output where the depfile names another.
-std::string deps_set_suffix(const split::Step& s, const Names& names, const std::string& depfile,
-                            const std::vector<std::string>& inputs,
-                            const std::string& output = {}) {
-    if (names.deps_set.empty() || !s.cwd.empty() || depfile.empty()) return {};
-    std::string out = " && " + names.deps_set + " " + compile::quote_word(depfile);
-    for (const std::string& in : inputs)
-        out += " " + compile::quote_word(in);
-    if (!output.empty()) out += " " + compile::quote_word("--output=" + output);
-    return out;
-}
-
-/// The bundle step's command as a ninja value in which the object's folder of
-/// per-architecture files, in the -input= and -output= arguments, is spelled
-/// "${PHC_OBJECT}.phc" (and an RDC bundle's output, the object, "${PHC_OBJECT}"),
-/// so that one rule serves every object; "" when the
-/// folder is not "<object>.phc" as the build directory names it, or the object
-/// needs quoting. Only those arguments are rewritten, so the template depends
-/// on nothing else the object's name happens to match.
-std::string bundle_template(const split::Step& s, const split::Plan& plan,
-                            const std::string& object) {
-    constexpr std::string_view kHole = "PHCOBJECTHOLE";
-    if (!s.cwd.empty() || plan.private_dir != object + ".phc" || object.empty() ||
-        compile::quote_word(object) != object || ninja::escape_value(object) != object)
-        return {};
-    split::Step t = s;
-    const std::string folder = plan.private_dir + "/";
-    for (std::string& word : t.argv) {
-        if (word == "-output=" + object) { // RDC: the bundle is the object
-            word = "-output=" + std::string(kHole);
-            continue;
-        }
-        for (std::string_view flag : {"-input=", "-output="}) {
-            if (word.size() > flag.size() + folder.size() && word.starts_with(flag) &&
-                word.compare(flag.size(), folder.size(), folder) == 0) {
-                word = std::string(flag) + std::string(kHole) + ".phc/" +
-                       word.substr(flag.size() + folder.size());
-                break;
-            }
-        }
-    }
-    std::string escaped = ninja::escape_value(s.shell());
-    std::string holed = ninja::escape_value(t.shell());
-    if (escaped.find(kHole) != std::string::npos || holed == escaped) return {};
-    std::string tmpl = replace_all(holed, kHole, "${PHC_OBJECT}");
-    if (replace_all(tmpl, "${PHC_OBJECT}", object) != escaped) return {};
-    return tmpl;
-}
-
-/// How long a prefix `a` and `b` (ninja values) share, cut after a space that
-/// is not an escaped one, so that it is a ninja value of its own.
-size_t shared_prefix(std::string_view a, std::string_view b) {
-    size_t n = 0;
-    while (n < a.size() && n < b.size() && a[n] == b[n])
-        ++n;
-    while (n > 0) {
-        size_t space = a.rfind(' ', n - 1);
-        if (space == std::string_view::npos) return 0;
-        size_t dollars = 0;
-        while (dollars < space && a[space - 1 - dollars] == '$')
-            ++dollars;
-        if (dollars % 2 == 0) return space + 1;
-        n = space;
-    }
-    return 0;
-}
-
-/// Binds PHC_COMMAND to the step's command. For a compile that read response
-/// files, the step reads its own: the compiler's arguments go to
-/// "<first output>.rsp" (PHC_RSP, PHC_RSP_CONTENT; ninja writes it) and the
-/// command names it, so long command lines stay within the system's limits.
-void add_command(ninja::BuildStatement& b, const split::Step& s, const split::GraphEdge& e,
-                 const split::Plan& plan, const std::string& suffix = {}) {
-    std::optional<std::string> content;
-    split::Step short_step = s;
-    const std::string rsp = e.outputs.empty() ? std::string() : e.outputs[0] + ".rsp";
-    if (plan.analysis.rsp && s.cwd.empty() && !rsp.empty())
-        content = split::to_response_file(short_step, plan.analysis.command.argv.at(0), rsp);
-    b.bindings.push_back(literal("PHC_COMMAND", short_step.shell() + suffix));
-    if (!content) return;
-    b.bindings.push_back(literal("PHC_RSP", rsp));
-    b.bindings.push_back(literal("PHC_RSP_CONTENT", *content));
-}
-
-/// Below this many words, a shared start is not worth its own variable. (Words,
-/// not bytes: the choice must not depend on how long the paths in it are.)
-constexpr size_t kMinSharedWords = 4;
 
 } // namespace
 
@@ -196,29 +37,6 @@ Names unique_names(const ninja::Manifest& m) {
     n.pool = unused_name(m, n.pool, true);
     n.step = unused_name(m, n.step, false);
     return n;
-}
-
-std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs) {
-    std::vector<ninja::NewStatement> out;
-    if (device_jobs > 0) out.push_back(ninja::PoolStatement{names.pool, device_jobs});
-    out.push_back(ninja::RuleStatement{
-        names.device,
-        {var("command", "$PHC_COMMAND"), var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
-         var("depfile", "$PHC_DEPFILE"), var("deps", "gcc"), var("rspfile", "$PHC_RSP"),
-         var("rspfile_content", "$PHC_RSP_CONTENT")}});
-    out.push_back(ninja::RuleStatement{
-        names.bundle,
-        {var("command", "$PHC_COMMAND"), var("description", "HIP bundle $PHC_OBJECT")}});
-    out.push_back(ninja::RuleStatement{
-        names.host,
-        {var("command", "$PHC_COMMAND"), var("description", "HIP host $PHC_OBJECT"),
-         var("depfile", "$PHC_DEPFILE"), var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT"),
-         var("rspfile", "$PHC_RSP"), var("rspfile_content", "$PHC_RSP_CONTENT")}});
-    out.push_back(
-        ninja::RuleStatement{names.step,
-                             {var("command", "$PHC_COMMAND"), var("description", "$PHC_DESC"),
-                              var("restat", "$PHC_RESTAT")}});
-    return out;
 }
 
 Result<Carry> carry_of(const ninja::EdgeRef& edge) {
@@ -241,219 +59,8 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge) {
     return c;
 }
 
-namespace {
-
-/// How one object's edges are spelled, worked out before any is written.
-struct ObjectEdges {
-    const split::Plan& plan;
-    const Carry& carry;
-    const Names& names;
-    bool device_pool;
-    std::vector<ninja::NewStatement>* shared; ///< see split_edges(); null: none
-    std::string object;                       ///< the original edge's first output
-    std::string device_rule;  ///< the object's device rule; "": edges carry their commands
-    bool uses_safe = false;   ///< the device rule's templates name $PHC_SAFE
-    std::string host_command; ///< the host step's command, a ninja value (when shared)
-    bool host_shares = false; ///< host_command starts with the shared variable
-};
-
-/// The device rule's command and depfile (ninja values) when one template
-/// fits every device step of `plan` (device_template()); both "" when none
-/// fits or the commands read response files (each edge then gets its own).
-std::pair<std::string, std::string> device_templates(const std::vector<const split::Step*>& devices,
-                                                     const ObjectEdges& o) {
-    if (devices.empty() || o.plan.analysis.rsp) return {};
-    std::vector<std::string> texts;
-    for (const split::Step* s : devices)
-        texts.push_back(s->shell() +
-                        deps_set_suffix(*s, o.names, step_depfile(*s), o.carry.inputs));
-    std::string command = device_template(devices, texts);
-    texts.clear();
-    for (const split::Step* s : devices)
-        texts.push_back(step_depfile(*s));
-    std::string depfile = command.empty() ? std::string() : device_template(devices, texts);
-    return {std::move(command), std::move(depfile)};
-}
-
-/// The device and host commands start alike (compiler, -D, -I, flags), and so
-/// do those of the other objects of a target: that start is written once, as
-/// a file variable named by its text (added to `o.shared`), when it is long
-/// enough; `command` and o.host_command then begin with it.
-void share_start(std::string& command, ObjectEdges& o) {
-    const size_t n = shared_prefix(command, o.host_command);
-    const auto words = std::count(command.begin(), command.begin() + n, ' ');
-    if (static_cast<size_t>(words) < kMinSharedWords) return;
-    const std::string start = command.substr(0, n);
-    const std::string name = o.names.args + "_" + util::Hasher().add(start).hex64();
-    o.shared->push_back(var(name, start));
-    command = "${" + name + "}" + command.substr(n);
-    o.host_command = "${" + name + "}" + o.host_command.substr(n);
-    o.host_shares = true;
-}
-
-/// The object's device rule, when one template fits all its architectures
-/// (its name in o.device_rule), and the shared start of its commands.
-std::optional<ninja::RuleStatement> device_rule(ObjectEdges& o) {
-    std::vector<const split::Step*> devices;
-    const split::Step* host = nullptr;
-    for (const split::Step& s : o.plan.steps) {
-        if (s.kind == split::StepKind::Device) devices.push_back(&s);
-        if (s.kind == split::StepKind::Host) host = &s;
-    }
-    auto [command, depfile] = device_templates(devices, o);
-    o.host_command = host && !o.plan.analysis.rsp ? ninja::escape_value(host->shell()) : "";
-    std::optional<ninja::RuleStatement> r;
-    if (!command.empty() && !depfile.empty()) {
-        o.device_rule = o.names.device + "_" + util::Hasher().add(o.object).hex64();
-        if (o.shared && host) share_start(command, o);
-        r = ninja::RuleStatement{
-            o.device_rule,
-            {var("command", command),
-             var("description", "HIP $PHC_ARCH " + ninja::escape_value(o.object)),
-             var("depfile", depfile), var("deps", "gcc")}};
-        if (o.device_pool) r->bindings.push_back(var("pool", o.names.pool));
-    }
-    o.uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
-                  depfile.find("$PHC_SAFE") != std::string::npos;
-    return r;
-}
-
-/// The edge `e` as a build statement without its rule: its files, and the
-/// original edge's where `e` reads the source or stands for the original.
-ninja::BuildStatement edge_files(const split::GraphEdge& e, const Carry& carry) {
-    ninja::BuildStatement b;
-    b.outputs = e.outputs;
-    b.inputs = e.inputs;
-    b.implicit = e.implicit;
-    if (e.external) {
-        // The original edge's inputs stand for the source: its implicit and
-        // order-only dependencies (generated headers) hold for every step
-        // that compiles it.
-        b.inputs = carry.inputs;
-        b.implicit = carry.implicit;
-        b.implicit.insert(b.implicit.end(), e.implicit.begin(), e.implicit.end());
-        b.order_only = carry.order_only;
-    }
-    if (e.final) {
-        b.outputs = carry.outputs;
-        b.implicit_outputs = carry.implicit_outputs;
-        b.validations = carry.validations;
-    }
-    return b;
-}
-
-/// A device edge: the object's rule and its architecture, or its own command.
-void bind_device(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
-    const split::Step& s = *e.step;
-    const bool templated = !o.device_rule.empty();
-    b.rule = templated ? o.device_rule : o.names.device;
-    if (!templated) {
-        add_command(b, s, e, o.plan, deps_set_suffix(s, o.names, step_depfile(s), o.carry.inputs));
-        b.bindings.push_back(literal("PHC_OBJECT", o.object));
-    }
-    b.bindings.push_back(literal("PHC_ARCH", s.arch));
-    if (templated && o.uses_safe)
-        b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
-    if (!templated) b.bindings.push_back(literal("PHC_DEPFILE", e.depfile));
-    if (o.device_pool && !templated)
-        b.bindings.push_back(var("pool", o.names.pool));
-    else if (!o.device_pool && !o.carry.pool.empty())
-        b.bindings.push_back(var("pool", o.carry.pool));
-}
-
-/// The bundle edge: bundle commands differ only in the object, so one shared
-/// rule serves them all when the command allows it.
-void bind_bundle(ninja::BuildStatement& b, const split::Step& s, const ObjectEdges& o) {
-    std::string tmpl = o.shared ? bundle_template(s, o.plan, o.object) : "";
-    if (!tmpl.empty()) {
-        b.rule = o.names.bundle + "_" + util::Hasher().add(tmpl).hex64();
-        o.shared->push_back(ninja::RuleStatement{
-            b.rule, {var("command", tmpl), var("description", "HIP bundle $PHC_OBJECT")}});
-    } else {
-        b.rule = o.names.bundle;
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-    }
-    b.bindings.push_back(literal("PHC_OBJECT", o.object));
-}
-
-/// The host edge: the original's depfile, deps, restat and pool.
-void bind_host(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
-    const split::Step& s = *e.step;
-    const Carry& carry = o.carry;
-    b.rule = o.names.host;
-    // The original depfile's list becomes a header set too (gcc deps only).
-    // ninja records the list under the edge's output, which is not the
-    // depfile's target (the object) when the step writes a host object
-    // of its own (RDC, --overlap-host): deps-set must know.
-    const std::string sets = carry.deps == "gcc"
-                                 ? deps_set_suffix(s, o.names, carry.depfile, carry.inputs,
-                                                   e.final ? std::string() : e.outputs.at(0))
-                                 : std::string();
-    if (o.host_shares)
-        b.bindings.push_back(var("PHC_COMMAND", o.host_command + ninja::escape_value(sets)));
-    else
-        add_command(b, s, e, o.plan, sets);
-    b.bindings.push_back(literal("PHC_OBJECT", o.object));
-    // The host compile writes the original depfile.
-    if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
-    if (!carry.deps.empty()) b.bindings.push_back(literal("PHC_DEPS", carry.deps));
-    if (e.final && !carry.restat.empty()) b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
-    if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
-}
-
-/// Any other step, by the generic step rule: --overlap-host's embed step (the
-/// bundle put into the host object), the new driver's code generation per
-/// architecture (in the device pool).
-void bind_other(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
-    const split::Step& s = *e.step;
-    b.rule = o.names.step;
-    b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-    b.bindings.push_back(literal("PHC_DESC", s.description));
-    if (s.kind == split::StepKind::Embed) {
-        if (e.final && !o.carry.restat.empty())
-            b.bindings.push_back(literal("PHC_RESTAT", o.carry.restat));
-        if (!o.carry.pool.empty()) b.bindings.push_back(var("pool", o.carry.pool));
-    } else if (o.device_pool) {
-        b.bindings.push_back(var("pool", o.names.pool));
-    } else if (!o.carry.pool.empty()) {
-        b.bindings.push_back(var("pool", o.carry.pool));
-    }
-}
-
-} // namespace
-
-std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
-                                             const Names& names, bool device_pool,
-                                             std::vector<ninja::NewStatement>* shared,
-                                             int64_t* chain_ms) {
-    const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
-    ObjectEdges o{plan, carry, names, device_pool, shared, object, {}, false, {}, false};
-    std::vector<ninja::NewStatement> out;
-    if (auto rule = device_rule(o)) out.push_back(std::move(*rule));
-    for (const split::GraphEdge& e : split::plan_edges(plan, in_build_dir, names.durations)) {
-        if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
-        ninja::BuildStatement b = edge_files(e, carry);
-        switch (e.step->kind) {
-        case split::StepKind::Device:
-            bind_device(b, e, o);
-            break;
-        case split::StepKind::Bundle:
-            bind_bundle(b, *e.step, o);
-            break;
-        case split::StepKind::Host:
-            bind_host(b, e, o);
-            break;
-        default:
-            bind_other(b, e, o);
-            break;
-        }
-        out.push_back(std::move(b));
-    }
-    return out;
-}
-
 Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
-                      probe::ProbeCache& probes, const Names& names, bool device_pool,
+                      probe::ProbeCache& probes, const edges::Policy& policy, bool overlap_host,
                       split::Plan* plan_out) {
     Rendered r;
     EdgeDecision& d = r.d;
@@ -467,7 +74,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     auto plan = split::plan(std::move(a), probes,
                             {.private_dir = {},
                              .device_depfiles = true,
-                             .overlap_host = names.overlap_host,
+                             .overlap_host = overlap_host,
                              .cuid_root = {},
                              .tool = {}});
     if (!plan) {
@@ -477,26 +84,14 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
     d.text = plan->analysis.decision.text;
     if (!plan->split()) return r;
-    std::vector<ninja::NewStatement> shared;
-    for (const auto& st : split_edges(*plan, carry, names, device_pool, &shared, &d.chain_ms)) {
-        if (auto st_ok = ninja::render_to(r.text, st); !st_ok) {
-            r.error = st_ok.error();
-            r.text.clear();
-            return r;
-        }
+    auto edges = edges::compile_edges(*plan, carry, policy);
+    if (!edges) {
+        r.error = edges.error();
+        return r;
     }
-    for (const auto& st : shared) {
-        std::string text;
-        if (auto st_ok = ninja::render_to(text, st); !st_ok) {
-            r.error = st_ok.error();
-            r.text.clear();
-            return r;
-        }
-        const std::string& name = std::holds_alternative<ninja::Binding>(st)
-                                      ? std::get<ninja::Binding>(st).name
-                                      : std::get<ninja::RuleStatement>(st).name;
-        r.rules.emplace_back(name, std::move(text));
-    }
+    r.text = std::move(edges->text);
+    r.rules = std::move(edges->shared);
+    d.chain_ms = edges->chain_ms;
     d.split = true;
     for (const auto& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
@@ -506,45 +101,19 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     return r;
 }
 
-Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Names& names,
-                     bool device_pool) {
+Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const edges::Policy& policy) {
     Rendered r;
     r.d.object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
     r.d.link = true;
     r.d.code = std::string(compile::reason_code(plan.analysis.decision.reason));
     r.d.text = plan.analysis.decision.text;
     if (!plan.split()) return r;
-    for (const split::GraphEdge& e :
-         split::step_edges(plan.steps, plan.analysis.command.cwd, plan.analysis.output,
-                           in_build_dir, names.durations)) {
-        const split::Step& s = *e.step;
-        ninja::BuildStatement b;
-        b.rule = names.step;
-        b.outputs = e.outputs;
-        b.inputs = e.inputs;
-        b.implicit = e.implicit;
-        b.order_only = carry.order_only;
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
-        b.bindings.push_back(literal("PHC_DESC", s.description));
-        if (e.final) {
-            // The host link stands for the original edge: its outputs, and its
-            // inputs (the objects, libraries) as implicit ones.
-            b.outputs = carry.outputs;
-            b.implicit_outputs = carry.implicit_outputs;
-            b.implicit.insert(b.implicit.end(), carry.inputs.begin(), carry.inputs.end());
-            b.implicit.insert(b.implicit.end(), carry.implicit.begin(), carry.implicit.end());
-            b.validations = carry.validations;
-            if (!carry.restat.empty()) b.bindings.push_back(literal("PHC_RESTAT", carry.restat));
-            if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
-        } else if (s.kind == split::StepKind::DeviceLink && device_pool) {
-            b.bindings.push_back(var("pool", names.pool));
-        }
-        if (auto st = ninja::render_to(r.text, b); !st) {
-            r.error = st.error();
-            r.text.clear();
-            return r;
-        }
+    auto edges = edges::link_edges(plan, carry, policy);
+    if (!edges) {
+        r.error = edges.error();
+        return r;
     }
+    r.text = std::move(edges->text);
     r.d.split = true;
     r.d.archs = plan.archs;
     return r;

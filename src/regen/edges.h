@@ -1,9 +1,9 @@
-// A split plan as ninja statements: the rules and pool regen adds once, and the
-// device, bundle and host edges that replace one compile edge.
+// regen's front end to the edge policy (edges/policy.h): what an edge of the
+// manifest passes on, the names regen adds, and one edge planned and rendered.
 #pragma once
 
+#include "edges/policy.h"
 #include "ninja/manifest.h"
-#include "ninja/statements.h"
 #include "split/graph.h"
 #include "split/link.h"
 #include "split/plan.h"
@@ -17,24 +17,11 @@
 
 namespace phc::regen {
 
-/// Names of what regen adds to a manifest (chosen so they do not clash).
-struct Names {
-    std::string device = "PHC_HIP_DEVICE";
-    std::string bundle = "PHC_HIP_BUNDLE";
-    std::string host = "PHC_HIP_HOST";
-    std::string pool = "phc_hip_device";
-    std::string args = "PHC_ARGS";     ///< prefix of file variables (a unique hash follows)
-    std::string step = "PHC_HIP_STEP"; ///< link steps: $PHC_COMMAND, $PHC_DESC
-    /// Not a name: --overlap-host, which the plans of every edge follow.
-    bool overlap_host = false;
-    /// When not empty, the command ("PHC deps-set SETS", quoted) that each device
-    /// edge runs after its compile, with its depfile, so that its deps record
-    /// is one header set (depsets.h).
-    std::string deps_set;
-    /// Not a name: the last durations of the build's edges (.ninja_log), by which
-    /// each object's edges are listed critical path first; null for none.
-    const split::Durations* durations = nullptr;
-};
+/// Names of what regen adds: the policy's, renamed where `m` already uses one.
+using Names = edges::Names;
+/// What an original compile edge passes on to the edges that replace it.
+using Carry = edges::Carry;
+using SharedRules = edges::SharedRules;
 
 /// `e` placed at the edge's line, unless it has a location of its own.
 Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& edge, Error e);
@@ -42,34 +29,8 @@ Error edge_error(const ninja::Manifest& m, const ninja::EdgeRef& edge, Error e);
 /// Picks names that no rule or pool of `m` already uses.
 Names unique_names(const ninja::Manifest& m);
 
-/// The rules (and, when device_jobs > 0, the device pool) the split edges use.
-std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs);
-
-/// What an original compile edge passes on to the edges that replace it.
-struct Carry {
-    std::vector<std::string> outputs, implicit_outputs;
-    std::vector<std::string> inputs, implicit, order_only, validations;
-    std::string pool;    ///< the edge's pool name, "" for none
-    std::string deps;    ///< evaluated `deps`
-    std::string depfile; ///< evaluated `depfile` (unescaped)
-    std::string restat;  ///< evaluated `restat`
-};
-
 /// Reads the carry-over of an edge (evaluating its rule's bindings).
 Result<Carry> carry_of(const ninja::EdgeRef& edge);
-
-/// The device, bundle and host edges for `plan`, replacing the edge `carry`
-/// came from. Device edges go to the device pool when `device_pool`. With
-/// `shared`, output is more compact: the bundle edge uses a rule shared by all
-/// objects with the same bundle command, and the start the device and host
-/// commands share is a file variable named by its text, shared by all objects
-/// with the same start (both added to `shared`; the caller declares each name
-/// once, before any use). With `chain_ms`, the longest chain of the edges by
-/// names.durations (split::GraphEdge::chain_ms) is stored there.
-std::vector<ninja::NewStatement> split_edges(const split::Plan& plan, const Carry& carry,
-                                             const Names& names, bool device_pool,
-                                             std::vector<ninja::NewStatement>* shared = nullptr,
-                                             int64_t* chain_ms = nullptr);
 
 /// The decision for one edge whose command looks like a HIP compile.
 struct EdgeDecision {
@@ -88,9 +49,6 @@ struct EdgeDecision {
     int64_t chain_ms = 0;
 };
 
-/// Rules and variables shared between objects: name and text, to declare once at the top.
-using SharedRules = std::vector<std::pair<std::string, std::string>>;
-
 /// What the full way gives for one compile edge.
 struct Rendered {
     EdgeDecision d;
@@ -103,18 +61,16 @@ struct Rendered {
     std::optional<Error> error;
 };
 
-/// The edges of a split RDC link replacing the edge `carry` came from: each
-/// step keeps its own inputs; the host link takes over the original outputs,
-/// inputs (as implicit ones), order-only dependencies, restat and pool; device
-/// links go to the device pool when `device_pool`.
-Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const Names& names,
-                     bool device_pool);
+/// The edges of a split RDC link replacing the edge `carry` came from
+/// (edges::link_edges).
+Rendered render_link(const split::LinkPlan& plan, const Carry& carry, const edges::Policy& policy);
 
 /// The full way for one edge: analyse its evaluated `command`, probe the
-/// compiler, plan, and render the edges that replace the edge `carry` came
-/// from. `plan_out`, when given, receives the plan of a split edge.
+/// compiler, plan (with --overlap-host when `overlap_host`), and render the
+/// edges that replace the edge `carry` came from (edges::compile_edges).
+/// `plan_out`, when given, receives the plan of a split edge.
 Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
-                      probe::ProbeCache& probes, const Names& names, bool device_pool,
+                      probe::ProbeCache& probes, const edges::Policy& policy, bool overlap_host,
                       split::Plan* plan_out = nullptr);
 
 } // namespace phc::regen

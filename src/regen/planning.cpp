@@ -134,7 +134,7 @@ Outcome plan_one(const Context& c, size_t edge) {
         o.error = edge_error(c.m, e, carry.error());
         return o;
     }
-    Rendered r = render_split(*command, in, *carry, c.probes, c.names, c.device_pool);
+    Rendered r = render_split(*command, in, *carry, c.probes, c.policy, c.overlap_host);
     if (r.error) {
         if (auto failed = probe_failure(*command, in, c.probes)) {
             // One compiler that cannot be probed (not built yet, a flag it does
@@ -214,7 +214,7 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
         left.analysis.decision = {compile::Reason::LinkUnmodelled, plan.error().message};
         plan = std::move(left);
     }
-    Rendered r = render_link(*plan, *carry, c.names, c.device_pool);
+    Rendered r = render_link(*plan, *carry, c.policy);
     if (r.error) o.error = edge_error(c.m, e, *r.error);
     o.d = std::move(r.d);
     o.text = std::move(r.text);

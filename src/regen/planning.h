@@ -52,8 +52,8 @@ struct Outcome {
 struct Context {
     const ninja::Manifest& m;
     probe::ProbeCache& probes;
-    const Names& names;
-    bool device_pool;
+    const edges::Policy& policy;
+    bool overlap_host; ///< --overlap-host: host compiles beside the device compiles
     const split::Selection& select;
 };
 

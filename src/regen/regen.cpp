@@ -201,15 +201,15 @@ Result<Applied> apply_outcomes(Top& top, const Names& names, bool strict,
 /// (`origin`), the header sets' include when device edges record sets
 /// (`deps_set`), the split edges' rules and the rules they share.
 std::vector<ninja::NewStatement> head_statements(const std::string& origin, Applied& a,
-                                                 const Names& names, int device_jobs) {
+                                                 const edges::Policy& policy, int device_jobs) {
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
-    if (a.splits > 0 && !names.deps_set.empty())
+    if (a.splits > 0 && !policy.deps_set.empty())
         head.push_back(ninja::RawStatement{fmt::format(
             "# Device edges record one header set each (phony phc_s_*), which needs ninja 1.11.\n"
             "ninja_required_version = 1.11\ninclude {}\n\n",
             kSetsFile)});
     if (a.splits > 0 || a.links > 0) {
-        for (auto& r : split_rules(names, device_jobs)) {
+        for (auto& r : edges::split_rules(policy.names, device_jobs)) {
             head.push_back(std::move(r));
             head.push_back(ninja::RawStatement{"\n"});
         }
@@ -229,19 +229,20 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
                    PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
-    Names names = unique_names(m);
-    names.overlap_host = opts.overlap_host;
-    names.deps_set = deps_set;
-    names.durations = &durations;
-    const Context context{m, probes, names, opts.device_jobs > 0, opts.select};
+    const edges::Policy policy{.names = unique_names(m),
+                               .device_pool = opts.device_jobs > 0,
+                               .deps_set = deps_set,
+                               .durations = &durations,
+                               .spell = {}};
+    const Context context{m, probes, policy, opts.overlap_host, opts.select};
     top.done = plan_all(context, opts.threads);
     plan_links(context, top.done);
     timer.done("plan");
-    auto applied = apply_outcomes(top, names, opts.strict, counted, sum);
+    auto applied = apply_outcomes(top, policy.names, opts.strict, counted, sum);
     if (!applied) return applied.error();
     const std::string origin = in_place ? original_path(top.manifest) : top.src.path;
     std::vector<ninja::NewStatement> head =
-        head_statements(origin, *applied, names, opts.device_jobs);
+        head_statements(origin, *applied, policy, opts.device_jobs);
     if (in_place && applied->generator && !opts.self.empty())
         if (auto st = hook_generator(m, *applied->generator, opts, tops); !st) return st;
     Status placed =
@@ -356,7 +357,11 @@ Result<Summary> run(const Options& opts) {
     }
     const std::string cache_path = probe_cache_path(opts, sum);
     probe::ProbeCache probes(cache_path, opts.prober);
-    const std::string deps_set = deps_set_command(opts.self, cache_path.empty(), opts.dry_run,
+    const std::string deps_set = deps_set_command({.self = opts.self,
+                                                   .sets = kSetsFile,
+                                                   .ninja = building_ninja(),
+                                                   .no_dir = cache_path.empty(),
+                                                   .dry_run = opts.dry_run},
                                                   [&] { return edge_outputs(tops); });
     // What each edge took last time, so that the longest architectures start first.
     const split::Durations durations = last_durations(tops.front()->m);

@@ -27,7 +27,7 @@ constexpr Setting kSettings[] = {
     {"PHC_PROBE_CACHE", "$XDG_CACHE_HOME/phc-ninja/probes.json",
      "the driver probe cache (JSON) of the launcher", "phc-launch"},
     {"PHC_REGEN_DEPSETS", "1", "0: device edges keep their whole header lists (no header sets)",
-     "regen"},
+     "regen, gen"},
     {"PHC_REGEN_TIMING", "0", "1: print the time of each phase", "regen"},
 };
 

@@ -2,7 +2,9 @@
 # phc-ninja gen on the compilation database CMake exports for samples/cmake-hip
 # (command-string entries, no depfile flags): ninja -f phc.ninja builds the
 # objects at CMake's paths; a split object is byte-identical to the driver's
-# compile with the same CUID; second gen identical; second ninja no work.
+# compile with the same CUID; second gen identical; second ninja no work; the
+# device edges record one header set each (as regen's do), and a header only
+# device code reads rebuilds exactly the device edges that read it.
 set -euo pipefail
 : "${PHC:?}" "${PHC_SRC:?}" "${PHC_TMP:?}"
 fail() { echo "gen_cmake: FAIL: $*" >&2; exit 1; }
@@ -12,9 +14,11 @@ work="$PHC_TMP/gen_cmake"
 rm -rf "$work"
 mkdir -p "$work"
 build="$work/build"
+src="$work/src"
+cp -r "$PHC_SRC/samples/cmake-hip" "$src"
 
 step "configure samples/cmake-hip with an exported database"
-cmake -S "$PHC_SRC/samples/cmake-hip" -B "$build" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
   -DPHC_SAMPLE_HEAVY=OFF -DCMAKE_HIP_COMPILER=clang++-15 \
   -DCMAKE_HIP_FLAGS="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode" \
   -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >"$work/cmake.log" 2>&1 ||
@@ -56,6 +60,25 @@ for o in "${outs[@]}"; do
 done
 ninja -f phc.ninja -n >"$work/ninja2.log" 2>&1
 grep -qx 'ninja: no work to do.' "$work/ninja2.log" || { cat "$work/ninja2.log"; fail "second ninja has work"; }
+
+step "device edges record one header set each; a device-only header rebuilds them"
+ninja -f phc.ninja -t deps >"$work/deps.txt"
+python3 - "$work/deps.txt" <<'PY' || fail "device edges do not record one header set each"
+import sys
+blocks = open(sys.argv[1]).read().strip().split("\n\n")
+device = [b for b in blocks if b.split(":")[0].endswith(("/gfx906.o", "/gfx90a.o"))]
+assert len(device) >= 4, f"{len(device)} device records"
+for b in device:
+    lines = b.splitlines()
+    assert "#deps 1," in lines[0] and lines[1].strip().startswith("phc_s_"), b
+PY
+touch "$src/include/device_tuning.hpp"
+ninja -f phc.ninja -n >"$work/ninja3.log" 2>&1
+grep -q 'HIP gfx906 .*saxpy' "$work/ninja3.log" && grep -q 'HIP gfx90a .*saxpy' "$work/ninja3.log" ||
+  { cat "$work/ninja3.log"; fail "touching a device-only header does not rebuild saxpy's device edges"; }
+! grep -E 'HIP gfx[0-9a-z]+ .*(reduce|sort)' "$work/ninja3.log" ||
+  fail "touching saxpy's device-only header rebuilds other objects' device edges"
+ninja -f phc.ninja -j2 >"$work/ninja4.log" 2>&1 || { cat "$work/ninja4.log"; fail "ninja failed"; }
 
 step "a split object is byte-identical to the driver's"
 obj=$(q 'next(out(e) for e in d if e["file"].endswith("saxpy.hip"))')

@@ -36,7 +36,7 @@ grep -qx 'phc-ninja gen: phc.ninja: 4 entries (3 split, 1 plain), [0-9]* edges' 
 edges=$(sed -n 's/.*), \([0-9]*\) edges$/\1/p' gen.out)
 # 3 split objects x (2 device + bundle + host) + 1 plain compile
 [ "$edges" = 13 ] || fail "expected 13 edges, got $edges"
-grep -q '^pool phc_device$' phc.ninja || fail "no device pool for --device-jobs"
+grep -q '^pool phc_hip_device$' phc.ninja || fail "no device pool for --device-jobs"
 cp phc.ninja phc.ninja.first
 before=$(stat -c %Y.%s phc.ninja)
 

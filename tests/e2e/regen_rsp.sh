@@ -66,7 +66,7 @@ cat >compile_commands.json <<J
 J
 "$PHC" gen -p compile_commands.json -o phc.ninja >gen.out || fail "gen failed: $(cat gen.out)"
 grep -q "1 entries (1 split, 0 plain)" gen.out || fail "gen: $(cat gen.out)"
-expect_eq "gen compile steps with a response file" 3 "$(grep -c '^  rspfile = ' phc.ninja || true)"
+expect_eq "gen compile steps with a response file" 3 "$(grep -c '^  PHC_RSP = ' phc.ninja || true)"
 ninja -f phc.ninja >/dev/null || fail "ninja -f phc.ninja failed"
 cuid=$(grep -o -- "-cuid=[0-9a-f]*" phc.ninja | head -1)
 clang++-15 @flags.rsp "$cuid" -c k.hip -o kgref.o

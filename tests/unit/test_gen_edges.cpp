@@ -5,6 +5,7 @@
 #include "gen/depfile.h"
 #include "gen/generate.h"
 #include "gen/paths.h"
+#include "ninja/manifest.h"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -208,30 +209,46 @@ TEST_CASE("gen generate: a multi-arch HIP compile becomes device, bundle and hos
     CHECK(g->plain == 0);
     CHECK(g->edges == 4);
     const std::string& t = g->text;
-    // Device edges in the driver's bundle order (sorted), in the pool, with depfiles.
-    auto d906 = t.find("build .phc-ninja/objs/k.o/gfx906.o: phc_device " + dir + "/k.hip\n");
-    auto d90a = t.find("build .phc-ninja/objs/k.o/gfx90a.o: phc_device " + dir + "/k.hip\n");
-    auto bundle = t.find("build .phc-ninja/objs/k.o/bundle.hipfb: phc_run "
+    // Device edges in the driver's bundle order (sorted), by the object's own
+    // rule (one template fits both), in the pool, with depfiles.
+    const std::string device = "build .phc-ninja/objs/k.o/gfx906.o: PHC_HIP_DEVICE_";
+    auto d906 = t.find(device);
+    REQUIRE(d906 != std::string::npos);
+    const std::string rule =
+        t.substr(d906 + device.size() - 15, 31); // PHC_HIP_DEVICE_ and 16 hex digits
+    CHECK(t.find("rule " + rule + "\n") < d906);
+    CHECK(t.find("build .phc-ninja/objs/k.o/gfx906.o: " + rule + " " + dir + "/k.hip\n") == d906);
+    auto d90a = t.find("build .phc-ninja/objs/k.o/gfx90a.o: " + rule + " " + dir + "/k.hip\n");
+    auto bundle = t.find("build .phc-ninja/objs/k.o/bundle.hipfb: PHC_HIP_BUNDLE "
                          ".phc-ninja/objs/k.o/gfx906.o .phc-ninja/objs/k.o/gfx90a.o\n");
     auto host =
-        t.find("build k.o: phc_compile " + dir + "/k.hip | .phc-ninja/objs/k.o/bundle.hipfb\n");
-    REQUIRE(d906 != std::string::npos);
+        t.find("build k.o: PHC_HIP_HOST " + dir + "/k.hip | .phc-ninja/objs/k.o/bundle.hipfb\n");
     REQUIRE(d90a != std::string::npos);
     REQUIRE(bundle != std::string::npos);
     REQUIRE(host != std::string::npos);
     CHECK(d906 < d90a);
     CHECK(d90a < bundle);
     CHECK(bundle < host);
-    CHECK(t.find("pool phc_device\n  depth = 1\n") != std::string::npos);
-    CHECK(t.find("  pool = phc_device\n") != std::string::npos);
-    CHECK(t.find("  depfile = .phc-ninja/objs/k.o/gfx906.d\n") != std::string::npos);
+    CHECK(t.find("pool phc_hip_device\n  depth = 1\n") != std::string::npos);
+    CHECK(t.find("  pool = phc_hip_device\n") != std::string::npos);
+    CHECK(t.find("  depfile = .phc-ninja/objs/k.o/$PHC_ARCH.d\n") != std::string::npos);
     // The host step had no depfile: it is given one, through the deps log.
-    CHECK(t.find("  depfile = k.o.d\n") != std::string::npos);
-    // Every step of the object carries one and the same CUID.
+    CHECK(t.find("  PHC_DEPFILE = k.o.d\n  PHC_DEPS = gcc\n") != std::string::npos);
+    // Every step runs in the entry's directory.
+    CHECK(t.find("cd " + dir + " && clang++-15 ") != std::string::npos);
+    // Every compile step of the object, as ninja evaluates its command, carries
+    // one and the same CUID.
+    auto m = phc::ninja::parse_manifest(t);
+    REQUIRE(m.ok());
+    REQUIRE(m->edge_count() == 4);
     std::size_t count = 0;
     std::string cuid;
-    for (auto at = t.find("-cuid="); at != std::string::npos; at = t.find("-cuid=", at + 1)) {
-        std::string c = t.substr(at, t.find_first_of(" \n", at) - at);
+    for (std::size_t i = 0; i < m->edge_count(); ++i) {
+        auto command = m->edge(i).evaluate("command");
+        REQUIRE(command.ok());
+        auto at = command->find("-cuid=");
+        if (at == std::string::npos) continue;
+        std::string c = command->substr(at, command->find_first_of(" \n", at) - at);
         if (cuid.empty()) cuid = c;
         CHECK(c == cuid);
         ++count;
@@ -257,12 +274,11 @@ TEST_CASE("gen generate: a split host step keeps make's depfile when ninja spell
     REQUIRE(g.ok());
     REQUIRE(g->split == 1);
     const std::string& t = g->text;
-    auto host = t.find("build k.o: phc_compile ");
+    auto host = t.find("build k.o: PHC_HIP_HOST ");
     REQUIRE(host != std::string::npos);
-    auto end = t.find("\n\n", host);
-    std::string edge = t.substr(host, end - host);
-    CHECK(edge.find(" && cp " + obj + ".dep " + obj + ".dep.ninja\n") != std::string::npos);
-    CHECK(edge.find("  depfile = k.o.dep.ninja\n") != std::string::npos);
+    std::string edge = t.substr(host);
+    CHECK(edge.find("$ && cp " + obj + ".dep " + obj + ".dep.ninja\n") != std::string::npos);
+    CHECK(edge.find("  PHC_DEPFILE = k.o.dep.ninja\n  PHC_DEPS = gcc\n") != std::string::npos);
 }
 
 TEST_CASE("gen generate: --only and --skip choose the entries to split; others stay one edge") {

@@ -19,6 +19,12 @@ split::LinkPlan plan_of_app() {
     });
 }
 
+edges::Policy pooled() {
+    edges::Policy p;
+    p.device_pool = true;
+    return p;
+}
+
 regen::Carry link_carry() {
     regen::Carry c;
     c.outputs = {"bin/app"};
@@ -35,7 +41,7 @@ regen::Carry link_carry() {
 TEST_CASE("regen link edges: device links per architecture, the host link stands for the edge") {
     split::LinkPlan p = plan_of_app();
     REQUIRE(p.split());
-    regen::Rendered r = regen::render_link(p, link_carry(), regen::Names{}, true);
+    regen::Rendered r = regen::render_link(p, link_carry(), pooled());
     REQUIRE_FALSE(r.error);
     CHECK(r.d.split);
     CHECK(r.d.link);
@@ -60,7 +66,7 @@ TEST_CASE("regen link edges: a link left alone renders nothing and keeps its rea
                                           {});
     split::LinkPlan p;
     p.analysis = std::move(a);
-    regen::Rendered r = regen::render_link(p, link_carry(), regen::Names{}, false);
+    regen::Rendered r = regen::render_link(p, link_carry(), edges::Policy{});
     CHECK_FALSE(r.d.split);
     CHECK(r.d.code == "single-arch");
     CHECK(r.text.empty());

@@ -1,0 +1,116 @@
+// The one edge policy: how a split plan becomes ninja statements, for regen
+// (edges that replace one edge of CMake's manifest) and gen (edges for one
+// entry of a compilation database) alike. The front ends differ only in what
+// they pass in: how a step's paths are spelled (Policy::spell), what the
+// original compile hands on (Carry) and the names of the rules (Names).
+//
+// For one object the policy writes, in this order:
+//   - the object's device rule, when one command template verifiably fits
+//     every architecture (the edges then bind only PHC_ARCH, PHC_SAFE);
+//     otherwise each device edge carries its own command;
+//   - the start the device and host commands share (compiler, -D, -I, flags),
+//     once, as a file variable named by its text, shared with every object of
+//     the same start;
+//   - the bundle edge by a rule shared by every object with the same bundle
+//     command;
+//   - each step kind's bindings: device edges carry the original inputs and
+//     pool, the host edge the original outputs, inputs, pool, depfile, deps
+//     and restat, with the bundle as an implicit input;
+//   - with header sets (Policy::deps_set), device and gcc-deps host commands
+//     end with `phc-ninja deps-set`, so that ninja records one set name
+//     instead of every header (regen/depsets.h).
+#pragma once
+
+#include "ninja/statements.h"
+#include "split/graph.h"
+#include "split/link.h"
+#include "split/plan.h"
+#include "util/error.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace phc::edges {
+
+/// Names of the rules and pool the split edges use (regen picks ones that do
+/// not clash with the manifest's).
+struct Names {
+    std::string device = "PHC_HIP_DEVICE";
+    std::string bundle = "PHC_HIP_BUNDLE";
+    std::string host = "PHC_HIP_HOST";
+    std::string pool = "phc_hip_device";
+    std::string args = "PHC_ARGS";     ///< prefix of file variables (a unique hash follows)
+    std::string step = "PHC_HIP_STEP"; ///< link and embed steps: $PHC_COMMAND, $PHC_DESC
+};
+
+/// How a front end wants its edges.
+struct Policy {
+    Names names;
+    bool device_pool = false; ///< device edges go to names.pool (--device-jobs)
+    /// When not empty, the command ("PHC deps-set SETS", quoted) that each
+    /// device edge, and each host edge with gcc deps, runs after its compile,
+    /// so that its deps record is one header set (regen/depsets.h). Only for
+    /// steps that run where ninja runs (an empty cwd).
+    std::string deps_set;
+    /// The last durations of the build's edges (.ninja_log), by which each
+    /// object's edges are listed critical path first; null for none.
+    const split::Durations* durations = nullptr;
+    /// How a step's path (relative to the step's cwd) is spelled in the ninja
+    /// file; null: the cwd joined with the path (regen: ninja runs where the
+    /// build's commands start).
+    split::SpellPath spell;
+};
+
+/// What the original compile passes on to the edges that replace it: an edge
+/// of CMake's manifest (regen/edges.h: carry_of), or a database entry (gen).
+struct Carry {
+    std::vector<std::string> outputs, implicit_outputs;
+    std::vector<std::string> inputs, implicit, order_only, validations;
+    std::string pool;    ///< the edge's pool name, "" for none
+    std::string deps;    ///< evaluated `deps` of the host edge ("gcc", or "" to read in place)
+    std::string depfile; ///< the host edge's `depfile`, as ninja reads it (unescaped)
+    std::string restat;  ///< evaluated `restat`
+    /// Shell text around the host step's command: before it (gen: making the
+    /// folder of a depfile no edge's output lies in) and after it (gen:
+    /// copying make's depfile for ninja), before any deps-set.
+    std::string host_before, host_after;
+};
+
+/// The rules (and, when device_jobs > 0, the device pool) every split edge
+/// uses, to declare once before any of them.
+std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs);
+
+/// Rules and variables shared between objects: name and text, to declare once at the top.
+using SharedRules = std::vector<std::pair<std::string, std::string>>;
+
+/// One object's (or link's) edges as ninja text.
+struct Edges {
+    std::string text;   ///< the edges and the object's own device rule
+    SharedRules shared; ///< what they use that other objects may share
+    size_t count = 0;   ///< build statements in `text`
+    /// With Policy::durations, the longest chain of the edges
+    /// (split::GraphEdge::chain_ms); else 0.
+    int64_t chain_ms = 0;
+};
+
+/// The device, bundle and host edges (and any other steps) of the split
+/// compile `plan`, with the object's device rule first when it has one. What
+/// other objects may share (the bundle rule, the commands' shared start) is
+/// added to `shared`; the caller declares each name once, before any use.
+std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, const Carry& carry,
+                                                    const Policy& policy,
+                                                    std::vector<ninja::NewStatement>& shared,
+                                                    int64_t* chain_ms = nullptr);
+
+/// compile_statements() as text.
+Result<Edges> compile_edges(const split::Plan& plan, const Carry& carry, const Policy& policy);
+
+/// The edges of a split RDC link: each step keeps its own inputs; the host
+/// link takes over the original outputs, inputs (as implicit ones),
+/// order-only dependencies, restat and pool; device links go to the device
+/// pool when there is one.
+Result<Edges> link_edges(const split::LinkPlan& plan, const Carry& carry, const Policy& policy);
+
+} // namespace phc::edges
