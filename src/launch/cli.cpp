@@ -6,6 +6,7 @@
 #include "launch/precheck.h"
 #include "util/args.h"
 #include "util/file.h"
+#include "util/lock.h"
 #include "util/settings.h"
 
 #include <algorithm>
@@ -20,7 +21,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <string_view>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,8 +77,8 @@ void warn(const std::string& text) {
 
 /// The private folder for device objects and the bundle (and its lock).
 struct PrivateDir {
-    std::string path; ///< empty: none could be made (errno says why)
-    int lock = -1;    ///< the folder itself, open (close-on-exec) and flock(2)ed
+    std::string path;    ///< empty: none could be made (errno says why)
+    util::FileLock lock; ///< the folder itself, open (close-on-exec) and flock(2)ed
 };
 
 constexpr std::string_view kDirPrefix = "phc-launch-";
@@ -130,15 +130,15 @@ void remove_stale_dirs(const std::string& tmp) {
         pid_t owner = private_dir_owner(e->d_name);
         if (owner <= 0 || owner == ::getpid()) continue;
         if (process_runs(owner)) continue;
-        int fd = ::openat(::dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0) continue;
+        util::FileLock lock(util::Fd(::openat(::dirfd(d), e->d_name,
+                                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)),
+                            e->d_name);
         struct stat st {};
-        if (::fstat(fd, &st) == 0 && st.st_uid == ::geteuid() &&
-            ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        if (lock.fd() < 0 || ::fstat(lock.fd(), &st) != 0 || st.st_uid != ::geteuid()) continue;
+        if (auto had = lock.try_lock(); had && *had) {
             std::error_code ec; // removed while we hold its lock: nobody can take it meanwhile
             std::filesystem::remove_all(tmp + "/" + e->d_name, ec);
         }
-        ::close(fd);
     }
     ::closedir(d);
 }
@@ -152,17 +152,17 @@ PrivateDir make_private_dir() {
     for (int attempt = 0; attempt < 3; ++attempt) {
         std::string templ = fmt::format("{}/{}{}-XXXXXX", tmp, kDirPrefix, ::getpid());
         if (!::mkdtemp(templ.data())) return {};
-        int fd = ::open(templ.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        util::FileLock lock(util::open_fd(templ, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), templ);
         struct stat st {};
-        if (fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::fstat(fd, &st) == 0 &&
-            st.st_nlink > 0) {
+        if (auto had = lock.fd() >= 0 ? lock.try_lock() : Result<bool>(false);
+            had && *had && ::fstat(lock.fd(), &st) == 0 && st.st_nlink > 0) {
             remove_stale_dirs(tmp);
-            return {templ, fd};
+            return {templ, std::move(lock)};
         }
         // Taken for a leftover and removed before we locked it (a launcher in
         // another pid namespace cannot see that we run): make another.
         int e = errno;
-        if (fd >= 0) ::close(fd);
+        lock.release();
         std::error_code ec;
         std::filesystem::remove_all(templ, ec);
         errno = e;
@@ -185,8 +185,7 @@ int fallback_jobs(std::vector<std::string>& warnings) {
 void remove_dir(PrivateDir& dir) {
     std::error_code ec;
     std::filesystem::remove_all(dir.path, ec);
-    if (dir.lock >= 0) ::close(dir.lock);
-    dir.lock = -1;
+    dir.lock.release();
 }
 
 /// Plans and runs a command the pre-check found worth a look. Signals are caught

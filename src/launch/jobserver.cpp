@@ -43,11 +43,11 @@ Result<std::unique_ptr<Jobserver>> Jobserver::open_fifo(const std::string& path)
     if (::stat(path.c_str(), &st) != 0)
         return make_error(fmt::format("fifo {}: {}", path, std::strerror(errno)));
     if (!S_ISFIFO(st.st_mode)) return make_error(fmt::format("{} is not a fifo", path));
-    int fd = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return make_error(fmt::format("fifo {}: {}", path, std::strerror(errno)));
+    util::Fd fd = util::open_fd(path, O_RDWR | O_NONBLOCK);
+    if (!fd.valid()) return make_error(fmt::format("fifo {}: {}", path, std::strerror(errno)));
     std::unique_ptr<Jobserver> js(new Jobserver());
-    js->read_fd_.reset(fd);
-    js->write_fd_ = fd;
+    js->write_fd_ = fd.get(); // the same descriptor, owned as read_fd_
+    js->read_fd_ = std::move(fd);
     js->what_ = "fifo:" + path;
     return js;
 }
@@ -74,17 +74,16 @@ Result<std::unique_ptr<Jobserver>> Jobserver::open_pipe(int read_fd, int write_f
     if (auto st = check_pipe_fds(read_fd, write_fd); !st) return st.error();
     // A private open file description, so O_NONBLOCK does not leak to make and
     // its other clients (which may expect blocking reads).
-    int fd =
-        ::open(fmt::format("/proc/self/fd/{}", read_fd).c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
+    util::Fd fd = util::open_fd(fmt::format("/proc/self/fd/{}", read_fd), O_RDONLY | O_NONBLOCK);
+    if (!fd.valid()) {
         // No /proc: duplicate the descriptor. If the shared pipe is blocking, a
         // token taken by someone else between poll() and read() can make our read
         // wait for the next free token; that is rare and still makes progress.
-        fd = ::fcntl(read_fd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0) return make_error(fmt::format("fd {}: {}", read_fd, std::strerror(errno)));
+        fd.reset(::fcntl(read_fd, F_DUPFD_CLOEXEC, 3));
+        if (!fd.valid()) return make_error(fmt::format("fd {}: {}", read_fd, std::strerror(errno)));
     }
     std::unique_ptr<Jobserver> js(new Jobserver());
-    js->read_fd_.reset(fd);
+    js->read_fd_ = std::move(fd);
     js->write_fd_ = write_fd;
     js->what_ = fmt::format("pipe {},{}", read_fd, write_fd);
     return js;

@@ -1,5 +1,6 @@
 #include "launch/supervisor.h"
 
+#include "util/fd.h"
 #include "util/subprocess.h"
 
 #include <cerrno>
@@ -86,10 +87,9 @@ std::vector<Proc> list_processes() {
         if (pid <= 0 || *end != '\0') continue;
         char path[64], buf[512];
         std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue; // gone meanwhile
-        ssize_t n = ::read(fd, buf, sizeof buf - 1);
-        ::close(fd);
+        util::Fd fd = util::open_fd(path, O_RDONLY);
+        if (!fd.valid()) continue; // gone meanwhile
+        ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
         if (n <= 0) continue;
         buf[n] = '\0';
         // "pid (comm) S ppid pgrp ...": comm may hold anything, up to the last ')'.

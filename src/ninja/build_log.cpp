@@ -2,6 +2,7 @@
 
 #include "util/fd.h"
 #include "util/file.h"
+#include "util/lock.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
@@ -156,25 +156,22 @@ std::string log_line(int64_t start_ms, int64_t end_ms, int64_t mtime, std::strin
 }
 
 Status append_log(const std::string& path, std::string_view lines, std::string_view what) {
-    util::Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
-    if (!fd.valid())
+    util::FileLock log(util::open_fd(path, O_WRONLY | O_APPEND | O_CREAT), path);
+    if (log.fd() < 0)
         return error_at(path, fmt::format("cannot open {}: {}", what, std::strerror(errno)));
-    ::flock(fd.get(), LOCK_EX);
+    (void)log.lock(); // where flock is refused (ENOLCK), the lines go in unlocked as before
     struct stat st {};
     std::string text;
-    if (::fstat(fd.get(), &st) == 0 && st.st_size == 0) text = kLogHeaderV5;
+    if (::fstat(log.fd(), &st) == 0 && st.st_size == 0) text = kLogHeaderV5;
     text += lines;
     std::string_view rest = text;
     while (!rest.empty()) {
-        ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+        ssize_t n = ::write(log.fd(), rest.data(), rest.size());
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            ::flock(fd.get(), LOCK_UN);
+        if (n <= 0)
             return error_at(path, fmt::format("cannot write {}: {}", what, std::strerror(errno)));
-        }
         rest.remove_prefix(static_cast<size_t>(n));
     }
-    ::flock(fd.get(), LOCK_UN);
     return Ok{};
 }
 

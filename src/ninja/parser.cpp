@@ -4,6 +4,7 @@
 #include "ninja/lexer.h"
 #include "ninja/manifest.h"
 #include "ninja/paths.h"
+#include "util/fd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -577,24 +578,22 @@ Result<std::string> read_fd(int fd, size_t size_hint) {
 /// the manifest lives would fault; manifests are replaced by rename (CMake,
 /// regen's write_file_atomic), not rewritten in place.
 Result<SourceText> read_disk_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return make_error(std::strerror(errno));
+    util::Fd fd = util::open_fd(path, O_RDONLY);
+    if (!fd.valid()) return make_error(std::strerror(errno));
     struct stat st {};
-    size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
+    size_t size =
+        ::fstat(fd.get(), &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
     auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     // size % page == 0 leaves no room at all: the next page is not the file's.
     if (S_ISREG(st.st_mode) && size % page != 0 && page - size % page >= kTextPadding) {
-        void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
         // The byte after the text must be the kernel's zero fill: a file that grew
         // since fstat() is read instead.
-        if (p != MAP_FAILED && static_cast<const char*>(p)[size] == '\0') {
-            ::close(fd);
+        if (p != MAP_FAILED && static_cast<const char*>(p)[size] == '\0')
             return SourceText(static_cast<const char*>(p), size, (size / page + 1) * page);
-        }
         if (p != MAP_FAILED) ::munmap(p, size);
     }
-    auto text = read_fd(fd, size);
-    ::close(fd);
+    auto text = read_fd(fd.get(), size);
     if (!text) return text.error();
     return SourceText(std::move(*text));
 }

@@ -4,6 +4,7 @@
 #include "compile/options.h"
 #include "probe/probe.h"
 #include "util/file.h"
+#include "util/lock.h"
 #include "util/subprocess.h"
 
 #include <algorithm>
@@ -14,9 +15,7 @@
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 namespace phc::probe {
@@ -97,15 +96,15 @@ std::string read_text(const std::string& path, Unread& why) {
     }
     // O_NONBLOCK: should the path have become a fifo since the stat, the open
     // does not wait for a writer; what was opened is checked again.
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return {};
+    util::Fd fd = util::open_fd(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (!fd.valid()) return {};
     std::string text;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
         why = Unread::NotRegular;
     } else {
         char buf[1 << 16];
         while (true) {
-            ssize_t n = ::read(fd, buf, sizeof buf);
+            ssize_t n = ::read(fd.get(), buf, sizeof buf);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
             text.append(buf, static_cast<size_t>(n));
@@ -116,7 +115,6 @@ std::string read_text(const std::string& path, Unread& why) {
             }
         }
     }
-    ::close(fd);
     return text;
 }
 
@@ -146,41 +144,15 @@ std::string parent_dir(const std::string& path) {
     return slash == std::string::npos ? std::string() : path.substr(0, slash);
 }
 
-/// An flock(2) on a lock file while alive. None when the file cannot be opened
-/// (a read-only folder: the save fails anyway) or the lock is not had within 10 s
-/// (its holder stopped with ^Z): the save then goes ahead without it.
-class FileLock {
-public:
-    explicit FileLock(const std::string& path) {
-        fd_ = ::open(path.c_str(),
-                     O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
-        struct stat st {};
-        if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-            release();
-            return;
-        }
-        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-            if ((errno != EWOULDBLOCK && errno != EINTR) ||
-                std::chrono::steady_clock::now() >= until) {
-                release();
-                return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        }
-    }
-    ~FileLock() { release(); }
-    FileLock(const FileLock&) = delete;
-    FileLock& operator=(const FileLock&) = delete;
-
-private:
-    /// Closing the file lets go of the lock.
-    void release() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-    int fd_ = -1;
-};
+/// The lock a save holds while alive. Not held when the file cannot be opened
+/// (a read-only folder: the save fails anyway) or the lock is not had within
+/// 10 s (its holder stopped with ^Z): the save then goes ahead without it.
+util::FileLock save_lock(const std::string& path) {
+    auto lock = util::FileLock::open(path);
+    if (!lock) return {};
+    (void)lock->lock_within(std::chrono::seconds(10));
+    return std::move(*lock);
+}
 
 /// The architectures `argv` names (--offload-arch= and --cuda-gpu-arch= values,
 /// less --no-offload-arch= ones), as arch_set() gives them; empty when it names
@@ -404,7 +376,7 @@ Status ProbeCache::save(const std::string& key, const ProbeResult& r) {
     }
     // Merged with what the file holds now, under the lock: other processes
     // (parallel launchers) may have added entries since we read it.
-    FileLock lock(path_ + ".lock");
+    util::FileLock lock = save_lock(path_ + ".lock");
     Unread why = Unread::No;
     std::map<std::string, ProbeResult> all = read_entries(path_, why);
     if (why == Unread::NotRegular) {

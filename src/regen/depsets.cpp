@@ -6,6 +6,7 @@
 #include "regen/records.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/lock.h"
 #include "util/settings.h"
 
 #include <algorithm>
@@ -18,7 +19,6 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_set>
@@ -86,13 +86,10 @@ public:
         for (auto& [key, b] : buckets_) {
             if (b.added.empty()) continue;
             const std::string path = index_ + "/h_" + key;
-            int fd =
-                ::open(path.c_str(),
-                       O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
-            const bool written = fd >= 0 && util::write_all(fd, b.added);
-            const std::string why = std::strerror(errno);
-            if (fd >= 0) ::close(fd);
-            if (!written) return error_at(path, why);
+            util::Fd fd =
+                util::open_fd(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY);
+            if (!fd.valid() || !util::write_all(fd.get(), b.added))
+                return error_at(path, std::strerror(errno));
             b.added.clear();
         }
         return Ok{};
@@ -161,24 +158,17 @@ Status regular_or_missing(const std::string& path) {
 }
 
 /// Opens `path` to append to it when it is a regular file (never waiting on a
-/// fifo); -1 otherwise.
-int open_append(const std::string& path, int flags = 0) {
-    int fd =
-        ::open(path.c_str(), O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags, 0644);
+/// fifo); none otherwise.
+util::Fd open_append(const std::string& path, int flags = 0) {
+    util::Fd fd = util::open_fd(path, O_WRONLY | O_APPEND | O_NONBLOCK | O_NOCTTY | flags);
     struct stat st {};
-    if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        ::close(fd);
-        return -1;
-    }
+    if (fd.valid() && (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))) fd.reset();
     return fd;
 }
 
 /// Creates an empty file (an index entry); true when it exists afterwards.
 bool touch(const std::string& path) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
-    if (fd < 0) return false;
-    ::close(fd);
-    return true;
+    return util::open_fd(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY).valid();
 }
 
 /// The size of the sets file that `index` describes, or -1.
@@ -316,12 +306,12 @@ void remember_record(const std::string& sets, std::string target, std::vector<st
     if (mtime < 0) return;
     DepsRecord r{std::move(target), mtime, std::move(deps)};
     const std::string records = sets + ".records";
-    int fd = open_append(records, O_CREAT);
-    if (fd < 0) return;
-    const bool written = util::write_all(fd, records_line(r));
+    util::Fd fd = open_append(records, O_CREAT);
+    if (!fd.valid()) return;
+    const bool written = util::write_all(fd.get(), records_line(r));
     struct stat now;
-    const bool grown = written && ::fstat(fd, &now) == 0;
-    ::close(fd);
+    const bool grown = written && ::fstat(fd.get(), &now) == 0;
+    fd.reset();
     if (grown) compact_if_grown(records, static_cast<long long>(now.st_size));
 }
 
@@ -463,22 +453,16 @@ Status deps_set(const std::string& sets, const std::string& depfile,
         // Headers may be declared only knowing what the manifest writes.
         Outputs outputs;
         if (!load_outputs(sets + ".outputs", outputs)) return Ok{};
-        int fd = open_append(sets);
-        if (fd < 0) return Ok{}; // no sets file (regen did not make one): keep the list
-        while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
-        }
-        Status st = append_set(sets, index, fd, set, outputs);
-        ::close(fd); // releases the lock
-        if (!st) return st;
+        util::FileLock file(open_append(sets), sets);
+        if (file.fd() < 0) return Ok{}; // no sets file (regen did not make one): keep the list
+        (void)file.lock(); // where flock is refused (ENOLCK), appends go ahead as before
+        if (Status st = append_set(sets, index, file.fd(), set, outputs); !st) return st;
     }
     const std::string rewritten = d->target + ": " + set.name + "\n";
-    int fd = ::open(depfile.c_str(), O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0 || !util::write_all(fd, rewritten)) {
-        std::string why = std::strerror(errno);
-        if (fd >= 0) ::close(fd);
-        return error_at(depfile, "cannot rewrite: " + why);
-    }
-    ::close(fd);
+    util::Fd fd = util::open_fd(depfile, O_WRONLY | O_TRUNC | O_NONBLOCK | O_NOCTTY);
+    if (!fd.valid() || !util::write_all(fd.get(), rewritten))
+        return error_at(depfile, std::string("cannot rewrite: ") + std::strerror(errno));
+    fd.reset();
     remember_record(sets, ninja::canonicalize_path(output.empty() ? d->target : output),
                     {set.name});
     return Ok{};

@@ -2,6 +2,7 @@
 
 #include "regen/depsets.h"
 #include "util/file.h"
+#include "util/lock.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +13,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,21 +153,19 @@ Status compact_records(const std::string& records_file, std::string_view text,
 void compact_if_grown(const std::string& records_file, long long size) {
     constexpr long long kCompactAt = 8LL << 20;
     if (size <= kCompactAt) return;
-    int fd = ::open(records_file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return;
+    util::FileLock file(util::open_fd(records_file, O_RDONLY | O_NOFOLLOW), records_file);
+    if (file.fd() < 0) return;
     char head[64] = {};
-    const ssize_t n = ::pread(fd, head, sizeof head - 1, 0);
+    const ssize_t n = ::pread(file.fd(), head, sizeof head - 1, 0);
     long long after_last = 0;
     if (n > 0) std::sscanf(head, "# compacted %lld", &after_last);
     struct stat st;
-    if (size > 2 * after_last && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-        ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-        // Read after taking the lock: another process may have compacted it.
-        if (auto text = util::read_regular_file(records_file, kMaxRecordsBytes);
-            text && static_cast<long long>(text->size()) > kCompactAt)
-            (void)compact_records(records_file, *text);
-    }
-    ::close(fd); // releases the lock
+    if (size <= 2 * after_last || ::fstat(file.fd(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (auto had = file.try_lock(); !had || !*had) return;
+    // Read after taking the lock: another process may have compacted it.
+    if (auto text = util::read_regular_file(records_file, kMaxRecordsBytes);
+        text && static_cast<long long>(text->size()) > kCompactAt)
+        (void)compact_records(records_file, *text);
 }
 
 Result<Restored> restore_deps(const std::string& deps_log, const std::string& records_file,
@@ -203,21 +201,16 @@ Result<Restored> restore_deps(const std::string& deps_log, const std::string& re
         return done;
     }
     const std::string bytes = ninja::deps_log_append(*log, missing);
-    int fd = ::open(deps_log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return done;
+    util::Fd fd = util::open_fd(deps_log, O_WRONLY | O_APPEND | O_NOFOLLOW);
+    if (!fd.valid()) return done;
     // Only after the records just read: ninja may have written since.
     struct stat now;
-    if (::fstat(fd, &now) != 0 || !S_ISREG(now.st_mode) ||
-        static_cast<uint64_t>(now.st_size) != text->size()) {
-        ::close(fd);
+    if (::fstat(fd.get(), &now) != 0 || !S_ISREG(now.st_mode) ||
+        static_cast<uint64_t>(now.st_size) != text->size())
         return done;
-    }
-    if (!util::write_all(fd, bytes)) {
-        const std::string why = std::strerror(errno);
-        ::close(fd);
-        return error_at(deps_log, "cannot append: " + why);
-    }
-    if (::close(fd) != 0)
+    if (!util::write_all(fd.get(), bytes))
+        return error_at(deps_log, std::string("cannot append: ") + std::strerror(errno));
+    if (::close(fd.release()) != 0)
         return error_at(deps_log, std::string("cannot append: ") + std::strerror(errno));
     done.records = missing.size();
     return done;

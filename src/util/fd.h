@@ -1,6 +1,7 @@
 // An owned file descriptor: closed when it goes out of scope, movable, never copied.
 #pragma once
 
+#include <string>
 #include <utility>
 
 namespace phc::util {
@@ -32,6 +33,10 @@ public:
 private:
     int fd_ = -1;
 };
+
+/// Opens `path` with `flags` (O_CLOEXEC always added; EINTR retried); an
+/// invalid Fd (errno set) when it cannot be opened.
+Fd open_fd(const std::string& path, int flags, unsigned mode = 0644);
 
 /// Sets O_NONBLOCK on `fd`; false (errno set) on failure.
 bool set_nonblocking(int fd);

@@ -1,5 +1,7 @@
 #include "util/file.h"
 
+#include "util/fd.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -140,32 +142,26 @@ bool file_holds(const std::string& path, std::span<const std::string_view> piece
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<uint64_t>(st.st_size) != total)
         return false;
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool same = reads_exactly(fd, Cursor{pieces});
-    ::close(fd);
-    return same;
+    Fd fd = open_fd(path, O_RDONLY);
+    return fd.valid() && reads_exactly(fd.get(), Cursor{pieces});
 }
 
 Result<std::string> read_file(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno_error("cannot read file", path);
+    Fd fd = open_fd(path, O_RDONLY);
+    if (!fd.valid()) return errno_error("cannot read file", path);
     std::string out;
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+    if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
+        ssize_t n = ::read(fd.get(), buf, sizeof buf);
         if (n < 0) {
             if (errno == EINTR) continue;
-            Error e = errno_error("cannot read file", path);
-            ::close(fd);
-            return e;
+            return errno_error("cannot read file", path);
         }
         if (n == 0) break;
         out.append(buf, static_cast<size_t>(n));
     }
-    ::close(fd);
     return out;
 }
 
@@ -181,36 +177,24 @@ Result<std::string> read_regular_file(const std::string& path, size_t max_bytes)
     if (auto e = refused(st)) return *e;
     // O_NONBLOCK: should the path have become a fifo since the stat, the open
     // does not wait for a writer; what was opened is checked again.
-    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return errno_error("cannot read file", path);
-    std::optional<Error> e;
-    if (::fstat(fd, &st) != 0)
-        e = errno_error("cannot read file", path);
-    else
-        e = refused(st);
-    if (e) {
-        ::close(fd);
-        return *e;
-    }
+    Fd fd = open_fd(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (!fd.valid()) return errno_error("cannot read file", path);
+    if (::fstat(fd.get(), &st) != 0) return errno_error("cannot read file", path);
+    if (auto e = refused(st)) return *e;
     std::string out;
     out.reserve(static_cast<size_t>(st.st_size));
     char buf[1 << 16];
     for (;;) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
+        ssize_t n = ::read(fd.get(), buf, sizeof buf);
         if (n < 0) {
             if (errno == EINTR) continue;
-            Error failed = errno_error("cannot read file", path);
-            ::close(fd);
-            return failed;
+            return errno_error("cannot read file", path);
         }
         if (n == 0) break;
         out.append(buf, static_cast<size_t>(n));
-        if (out.size() > max_bytes) { // it grew meanwhile
-            ::close(fd);
+        if (out.size() > max_bytes) // it grew meanwhile
             return error_at(path, fmt::format("larger than {} bytes", max_bytes));
-        }
     }
-    ::close(fd);
     return out;
 }
 
@@ -267,16 +251,16 @@ Status replace_regular(const std::string& given, const std::string& path,
     // waits: an interrupted run leaves no temporary behind.
     StopSignalsHeld held;
     std::string tmp = path + std::string(kTempMark) + std::string(kTempLetters, 'X');
-    int fd = ::mkstemp(tmp.data());
-    if (fd < 0) return errno_error("cannot create temporary file next to it", given);
-    ::fchmod(fd, mode);
-    if (!write_all(fd, pieces) || (sync == Sync::Disk && ::fsync(fd) != 0)) {
+    Fd fd(::mkstemp(tmp.data()));
+    if (!fd.valid()) return errno_error("cannot create temporary file next to it", given);
+    ::fchmod(fd.get(), mode);
+    if (!write_all(fd.get(), pieces) || (sync == Sync::Disk && ::fsync(fd.get()) != 0)) {
         Error e = errno_error("cannot write file", path);
-        ::close(fd);
+        fd.reset();
         ::unlink(tmp.c_str());
         return e;
     }
-    ::close(fd);
+    fd.reset();
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         Error e = errno_error("cannot replace file", path);
         ::unlink(tmp.c_str());
@@ -287,19 +271,13 @@ Status replace_regular(const std::string& given, const std::string& path,
 
 /// Writes into the character device or fifo `path` (no creation, no rename).
 Status write_through(const std::string& path, std::span<const std::string_view> pieces) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return errno_error("cannot open for writing", path);
+    Fd fd = open_fd(path, O_WRONLY | O_NOCTTY);
+    if (!fd.valid()) return errno_error("cannot open for writing", path);
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        ::close(fd); // it changed since we looked: leave it alone
-        return error_at(path, "refusing to write: it changed while writing");
-    }
-    if (!write_all(fd, pieces)) {
-        Error e = errno_error("cannot write", path);
-        ::close(fd);
-        return e;
-    }
-    if (::close(fd) != 0 && errno != EINTR) return errno_error("cannot write", path);
+    if (::fstat(fd.get(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+        return error_at(path, "refusing to write: it changed while writing"); // leave it alone
+    if (!write_all(fd.get(), pieces)) return errno_error("cannot write", path);
+    if (::close(fd.release()) != 0 && errno != EINTR) return errno_error("cannot write", path);
     return Ok{};
 }
 
