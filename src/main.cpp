@@ -8,6 +8,7 @@
 #include "regen/cli.h"
 #include "regen/depsets.h"
 #include "report/cli.h"
+#include "sched/cli.h"
 #include "split/cli.h"
 #include "split/embed.h"
 #include "util/error.h"
@@ -37,6 +38,8 @@ constexpr Command kCommands[] = {
      phc::regen::cli_main},
     {"deps-set", "(run by regen's edges) record a depfile's headers as one shared set",
      phc::regen::deps_set_main},
+    {"step", "(internal: run by build edges) a step under the build's memory budget, measured",
+     phc::sched::step_main},
     {"embed", "(run by --overlap-host's edges) put the device code into the host object",
      phc::split::embed_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},

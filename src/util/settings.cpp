@@ -20,6 +20,8 @@ constexpr Setting kSettings[] = {
      "the compiler to run: every argument of phc-launch is then the compiler's", "phc-launch"},
     {"PHC_JOBS", "half the CPUs, at least 1", "device compiles at once without a make jobserver",
      "phc-launch"},
+    {"PHC_MEMORY", "the cgroup's memory limit, else the machine's memory, less 10%",
+     "the memory budget of a build's steps: SIZE (512M, 8G) or PERCENT (75%) of that", "step"},
     {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
      "phc-launch"},
     {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",

@@ -93,9 +93,11 @@ int spawn_with(pid_t& pid, const std::vector<std::string>& argv, const SpawnOpti
                int err) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out, 1);
-    posix_spawn_file_actions_adddup2(&fa, err, 2);
+    if (!o.inherit_stdio) {
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, out, 1);
+        posix_spawn_file_actions_adddup2(&fa, err, 2);
+    }
     for (const auto& [fd, path] : o.files)
         posix_spawn_file_actions_addopen(&fa, fd, path.c_str(), O_RDONLY, 0);
     if (!o.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, o.cwd.c_str());
@@ -133,8 +135,10 @@ Result<Child> spawn(const std::vector<std::string>& argv, const SpawnOptions& op
     if (argv.empty()) return make_error("empty command");
     Child child;
     Fd out_w, err_w;
-    if (auto st = make_pipe(child.out, out_w); !st) return st.error();
-    if (auto st = make_pipe(child.err, err_w); !st) return st.error();
+    if (!options.inherit_stdio) {
+        if (auto st = make_pipe(child.out, out_w); !st) return st.error();
+        if (auto st = make_pipe(child.err, err_w); !st) return st.error();
+    }
     if (int rc = spawn_with(child.pid, argv, options, out_w.get(), err_w.get()); rc != 0)
         return make_error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(rc)));
     return child;

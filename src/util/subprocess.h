@@ -23,6 +23,9 @@ struct SpawnOptions {
     /// blocks or ignores (a launcher that catches them, started by a make that
     /// ignores SIGINT in the background).
     bool default_signals = false;
+    /// stdin, stdout and stderr are ours, not /dev/null and pipes (the Child's
+    /// out and err are then empty): a step runner's command talks to ninja.
+    bool inherit_stdio = false;
 };
 
 /// A started child.

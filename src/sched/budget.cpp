@@ -1,0 +1,148 @@
+#include "sched/budget.h"
+
+#include "util/file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+
+namespace phc::sched {
+
+namespace {
+
+int64_t monotonic_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+/// A reservation file's line: state, bytes, since.
+struct Entry {
+    char state = 0;
+    uint64_t bytes = 0;
+    int64_t since = 0;
+};
+
+std::optional<Entry> read_entry(int fd) {
+    char buf[96] = {};
+    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    Entry e;
+    long long since = 0;
+    unsigned long long bytes = 0;
+    if (n <= 0 || std::sscanf(buf, "%c %llu %lld", &e.state, &bytes, &since) != 3)
+        return std::nullopt;
+    e.bytes = bytes;
+    e.since = since;
+    return e;
+}
+
+bool write_entry(int fd, const Entry& e) {
+    const std::string line = fmt::format("{} {} {}\n", e.state, e.bytes, e.since);
+    return ::ftruncate(fd, 0) == 0 &&
+           ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
+}
+
+/// Counts one other step's file `name` into `h`, or removes it when stale.
+void count_entry(int dirfd, const std::string& dir, const char* name, int64_t since, Holders& h) {
+    util::FileLock file(
+        util::Fd(::openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)),
+        dir + "/" + name);
+    if (file.fd() < 0) return;
+    auto had = file.try_lock();
+    if (!had) return;
+    if (*had) { // its step is gone (or has just let go): the file is stale
+        ::unlinkat(dirfd, name, 0);
+        return;
+    }
+    auto e = read_entry(file.fd());
+    if (!e) return; // not a reservation (every one is written whole under the folder's lock)
+    if (e->state == 'R') {
+        h.running += e->bytes;
+        ++h.running_count;
+    } else if (e->since < since && (!h.waiting || e->since < h.ahead_since)) {
+        h.waiting = true;
+        h.ahead = e->bytes;
+        h.ahead_since = e->since;
+    }
+}
+
+} // namespace
+
+bool may_start(const Holders& h, uint64_t bytes, uint64_t budget) {
+    if (!h.waiting && h.running_count == 0) return true;
+    return h.running + bytes + (h.waiting ? h.ahead : 0) <= budget;
+}
+
+Holders scan_holders(const std::string& dir, const std::string& self, int64_t since) {
+    Holders h;
+    std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+    if (!d) return h;
+    while (const dirent* e = ::readdir(d.get())) {
+        const std::string name = e->d_name;
+        if (name.empty() || name[0] == '.' || name == "lock" || name == self) continue;
+        count_entry(::dirfd(d.get()), dir, e->d_name, since, h);
+    }
+    return h;
+}
+
+Reservation& Reservation::operator=(Reservation&& other) noexcept {
+    if (this != &other) {
+        if (!path_.empty()) ::unlink(path_.c_str());
+        path_ = std::exchange(other.path_, {});
+        file_ = std::move(other.file_);
+        waited_ms_ = other.waited_ms_;
+    }
+    return *this;
+}
+
+Reservation::~Reservation() {
+    // Removed while still locked: nobody takes a removed file for a live one.
+    if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t budget) {
+    if (auto st = util::make_dirs(dir); !st) return st.error();
+    auto folder = util::FileLock::open(dir + "/lock");
+    if (!folder) return folder.error();
+    if (auto st = folder->lock(); !st) return st.error();
+    Reservation r;
+    std::string path = fmt::format("{}/{}.XXXXXX", dir, ::getpid());
+    util::Fd fd(::mkostemp(path.data(), O_CLOEXEC));
+    if (!fd.valid())
+        return error_at(dir, std::string("cannot make a reservation: ") + std::strerror(errno));
+    r.path_ = path;
+    r.file_ = util::FileLock(std::move(fd), path);
+    if (auto had = r.file_.try_lock(); !had) return had.error();
+    const std::string self = path.substr(path.rfind('/') + 1);
+    Entry mine{'W', bytes, monotonic_ns()};
+    const auto start = std::chrono::steady_clock::now();
+    auto delay = std::chrono::milliseconds(1);
+    for (;;) {
+        const bool start_now = may_start(scan_holders(dir, self, mine.since), bytes, budget);
+        if (start_now) mine.state = 'R';
+        if (!write_entry(r.file_.fd(), mine))
+            return error_at(path, std::string("cannot write: ") + std::strerror(errno));
+        if (start_now) break;
+        folder->unlock();
+        std::this_thread::sleep_for(delay);
+        delay = std::min(delay * 2, std::chrono::milliseconds(50));
+        if (auto st = folder->lock(); !st) return st.error();
+    }
+    r.waited_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+    return r;
+}
+
+} // namespace phc::sched

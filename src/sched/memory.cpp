@@ -1,0 +1,115 @@
+#include "sched/memory.h"
+
+#include "util/file.h"
+
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace phc::sched {
+
+namespace {
+
+/// A cgroup file's number ("max", empty or unreadable: none).
+std::optional<uint64_t> read_number(const std::string& path) {
+    auto text = util::read_regular_file(path, 4096);
+    if (!text) return std::nullopt;
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), n);
+    if (ec != std::errc() || end == text->data()) return std::nullopt;
+    return n;
+}
+
+/// MemTotal of /proc/meminfo in bytes, or 0.
+uint64_t mem_total(const std::string& root) {
+    auto text = util::read_regular_file(root + "/proc/meminfo", 1 << 16);
+    if (!text) return 0;
+    size_t at = text->find("MemTotal:");
+    if (at == std::string::npos) return 0;
+    at = text->find_first_of("0123456789", at);
+    uint64_t kib = 0;
+    if (at == std::string::npos) return 0;
+    std::from_chars(text->data() + at, text->data() + text->size(), kib);
+    return kib * 1024;
+}
+
+/// The lowest memory limit of this process's cgroups (v2 "0::PATH", v1
+/// "N:memory:PATH", each level up to the root), or none.
+std::optional<uint64_t> cgroup_limit(const std::string& root) {
+    auto text = util::read_regular_file(root + "/proc/self/cgroup", 1 << 16);
+    if (!text) return std::nullopt;
+    std::optional<uint64_t> lowest;
+    for (const std::string& line : util::split_on(*text, '\n')) {
+        std::string base, file, path;
+        if (line.starts_with("0::")) {
+            base = root + "/sys/fs/cgroup", file = "/memory.max", path = line.substr(3);
+        } else if (size_t at = line.find(":memory:"); at != std::string::npos) {
+            base = root + "/sys/fs/cgroup/memory", file = "/memory.limit_in_bytes";
+            path = line.substr(at + 8);
+        } else {
+            continue;
+        }
+        for (;;) { // a parent's limit binds as well
+            if (auto n = read_number(base + path + file); n && (!lowest || *n < *lowest))
+                lowest = n;
+            size_t slash = path.rfind('/');
+            if (slash == std::string::npos || path.size() <= 1) break;
+            path.resize(slash == 0 ? 1 : slash);
+        }
+    }
+    return lowest;
+}
+
+} // namespace
+
+Result<uint64_t> parse_memory(std::string_view text, uint64_t total) {
+    auto bad = [&] {
+        return make_error(fmt::format("'{}' is not a size (512M, 8G) or a percent (75%)", text));
+    };
+    double n = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end == text.data() || !(n > 0)) return bad();
+    std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
+    if (unit == "%") {
+        if (n > 100) return bad();
+        return static_cast<uint64_t>(static_cast<double>(total) * n / 100);
+    }
+    for (std::string_view tail : {"iB", "B"})
+        if (unit.size() > tail.size() && unit.ends_with(tail)) unit.remove_suffix(tail.size());
+    const std::string_view units = "BKMGT";
+    size_t power = unit.empty() ? 0 : units.find(static_cast<char>(std::toupper(unit[0])));
+    if (power == std::string_view::npos || unit.size() > 1) return bad();
+    const double bytes = std::ldexp(n, static_cast<int>(10 * power));
+    if (bytes < 1 || bytes > 1e19) return bad();
+    return static_cast<uint64_t>(bytes);
+}
+
+uint64_t available_memory(const std::string& root) {
+    const uint64_t machine = mem_total(root);
+    auto limit = cgroup_limit(root);
+    if (limit && (machine == 0 || *limit < machine)) return *limit;
+    return machine;
+}
+
+Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::string_view name,
+                               const std::string& root) {
+    const uint64_t available = available_memory(root);
+    if (!spec || spec->empty()) return available - available / 10;
+    auto n = parse_memory(*spec, available);
+    if (!n) return make_error(fmt::format("{}: {}", name, n.error().message));
+    return *n;
+}
+
+std::string format_size(uint64_t bytes) {
+    constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    if (u == 0 || v >= 100 || v == std::floor(v)) return fmt::format("{:.0f} {}", v, kUnits[u]);
+    return fmt::format("{:.1f} {}", v, kUnits[u]);
+}
+
+} // namespace phc::sched

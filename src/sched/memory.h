@@ -1,0 +1,34 @@
+// How much memory the steps of a build may use at once: sizes as users write
+// them ("8G", "512M", "75%"), and the memory this process may use (its
+// cgroup's limit, else the machine's).
+#pragma once
+
+#include "util/error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace phc::sched {
+
+/// Parses a size: a number of bytes with an optional binary suffix (K, M, G,
+/// T; "KiB", "MB", ... are the same), or "N%" of `total`. Fractions are
+/// allowed ("1.5G"). An error when it is none of these or zero.
+Result<uint64_t> parse_memory(std::string_view text, uint64_t total);
+
+/// The memory this process may use: its cgroup's limit (v2 memory.max, v1
+/// memory.limit_in_bytes) when one is set below the machine's, else MemTotal
+/// of /proc/meminfo; 0 when unknown. `root` prefixes /proc and /sys (tests).
+uint64_t available_memory(const std::string& root = "");
+
+/// The budget of a step: `spec` (--memory or PHC_MEMORY; a percent is of
+/// available_memory()) when given, else available_memory() less 10%.
+/// `name` names the spec's origin in errors.
+Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::string_view name,
+                               const std::string& root = "");
+
+/// "1.5 GiB", "64 MiB", "900 KiB", "12 B": a size for people.
+std::string format_size(uint64_t bytes);
+
+} // namespace phc::sched

@@ -1,0 +1,159 @@
+#include "sched/steps.h"
+
+#include "util/fd.h"
+#include "util/file.h"
+#include "util/lock.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unordered_map>
+
+namespace phc::sched {
+
+namespace {
+
+constexpr std::array<std::string_view, 7> kKindNames = {"device",  "host",  "bundle", "link",
+                                                        "devlink", "embed", "other"};
+constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
+constexpr size_t kFields = 10;
+
+template <typename T> bool number(std::string_view text, T& into) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), into);
+    return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+/// `text` split on tabs, at most `limit` + 1 pieces (more: the line is not ours).
+std::vector<std::string_view> fields(std::string_view text, size_t limit) {
+    std::vector<std::string_view> out;
+    while (out.size() <= limit) {
+        size_t tab = text.find('\t');
+        out.push_back(text.substr(0, tab));
+        if (tab == std::string_view::npos) break;
+        text.remove_prefix(tab + 1);
+    }
+    return out;
+}
+
+/// Plus 10%: a step's peak varies a little from run to run.
+uint64_t with_margin(uint64_t peak) {
+    return peak + peak / 10;
+}
+
+/// Keeps the last line of each output, in the order of those lines, when the
+/// file is still past kCompactAt once its lock is had (another step may have
+/// compacted it meanwhile). Quietly: a failure leaves the file as it was.
+void compact(const std::string& path) {
+    auto lock = util::FileLock::open(path + ".lock");
+    if (!lock) return;
+    if (auto had = lock->try_lock(); !had || !*had) return; // another step compacts it
+    auto text = util::read_regular_file(path, kMaxStepsBytes);
+    if (!text || text->size() <= kCompactAt) return;
+    std::vector<StepRecord> all = parse_records(*text);
+    std::unordered_map<std::string_view, size_t> last;
+    for (size_t i = 0; i < all.size(); ++i)
+        last[all[i].output] = i;
+    std::string kept;
+    for (size_t i = 0; i < all.size(); ++i)
+        if (last[all[i].output] == i) kept += record_line(all[i]);
+    (void)util::write_file_atomic(path, kept);
+}
+
+} // namespace
+
+std::optional<Kind> kind_named(std::string_view name) {
+    for (size_t i = 0; i < kKindNames.size(); ++i)
+        if (kKindNames[i] == name) return static_cast<Kind>(i);
+    return std::nullopt;
+}
+
+std::string_view kind_name(Kind kind) {
+    return kKindNames[static_cast<size_t>(kind)];
+}
+
+uint64_t default_estimate(Kind kind) {
+    switch (kind) {
+    case Kind::Devlink:
+        return 2 * kGiB;
+    case Kind::Bundle:
+    case Kind::Embed:
+        return 64 * kMiB;
+    default:
+        return kGiB;
+    }
+}
+
+std::string record_line(const StepRecord& r) {
+    return fmt::format("v1\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", r.start_ms, r.wall_ms, r.cpu_ms,
+                       r.wait_ms, r.reserved, r.peak, r.exit_code, kind_name(r.kind), r.output);
+}
+
+std::optional<StepRecord> parse_record(std::string_view line) {
+    auto f = fields(line, kFields);
+    if (f.size() != kFields || f[0] != "v1" || f[9].empty()) return std::nullopt;
+    StepRecord r;
+    auto kind = kind_named(f[8]);
+    if (!kind || !number(f[1], r.start_ms) || !number(f[2], r.wall_ms) || !number(f[3], r.cpu_ms) ||
+        !number(f[4], r.wait_ms) || !number(f[5], r.reserved) || !number(f[6], r.peak) ||
+        !number(f[7], r.exit_code))
+        return std::nullopt;
+    r.kind = *kind;
+    r.output = f[9];
+    return r;
+}
+
+std::vector<StepRecord> parse_records(std::string_view text) {
+    std::vector<StepRecord> out;
+    while (!text.empty()) {
+        size_t nl = text.find('\n');
+        if (nl == std::string_view::npos) break; // cut short: no newline yet
+        if (auto r = parse_record(text.substr(0, nl))) out.push_back(std::move(*r));
+        text.remove_prefix(nl + 1);
+    }
+    return out;
+}
+
+Status append_records(const std::string& path, const std::vector<StepRecord>& records) {
+    std::string lines;
+    for (const StepRecord& r : records)
+        if (r.output.find_first_of("\t\n") == std::string::npos) lines += record_line(r);
+    if (lines.empty()) return Ok{};
+    util::Fd fd = util::open_fd(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st {};
+    if (!fd.valid() || ::fstat(fd.get(), &st) != 0)
+        return error_at(path, std::string("cannot append: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) return error_at(path, "cannot append: not a regular file");
+    ssize_t n;
+    do {
+        n = ::write(fd.get(), lines.data(), lines.size()); // one write: lines never mix
+    } while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(lines.size()))
+        return error_at(path, std::string("cannot append: ") +
+                                  (n < 0 ? std::strerror(errno) : "short write"));
+    if (static_cast<size_t>(st.st_size) + lines.size() > kCompactAt) compact(path);
+    return Ok{};
+}
+
+uint64_t estimate(std::string_view steps, const std::vector<std::string>& outputs, Kind kind) {
+    std::vector<std::optional<uint64_t>> last(outputs.size()); // each output's last peak
+    uint64_t kind_peak = 0;
+    for (const StepRecord& r : parse_records(steps)) {
+        if (r.exit_code != 0) continue; // a failed step's peak says little
+        if (r.kind == kind) kind_peak = std::max(kind_peak, r.peak);
+        auto it = std::find(outputs.begin(), outputs.end(), r.output);
+        if (it != outputs.end()) last[static_cast<size_t>(it - outputs.begin())] = r.peak;
+    }
+    std::optional<uint64_t> own;
+    for (const auto& peak : last)
+        if (peak) own = std::max(own.value_or(0), *peak);
+    if (own) return with_margin(*own);
+    if (kind_peak > 0) return with_margin(kind_peak);
+    return default_estimate(kind);
+}
+
+} // namespace phc::sched

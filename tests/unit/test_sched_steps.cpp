@@ -1,0 +1,122 @@
+#include "sched/steps.h"
+#include "scratch.h"
+#include "util/file.h"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace phc;
+
+namespace {
+
+sched::StepRecord record(std::string output, sched::Kind kind, uint64_t peak, int exit = 0) {
+    sched::StepRecord r;
+    r.start_ms = 1700000000000;
+    r.wall_ms = 1200;
+    r.cpu_ms = 1100;
+    r.wait_ms = 7;
+    r.reserved = 1ull << 30;
+    r.peak = peak;
+    r.exit_code = exit;
+    r.kind = kind;
+    r.output = std::move(output);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("step records: a line and back") {
+    auto r = record("obj/a b.o", sched::Kind::Devlink, 123456789, 130);
+    const std::string line = sched::record_line(r);
+    CHECK(line ==
+          "v1\t1700000000000\t1200\t1100\t7\t1073741824\t123456789\t130\tdevlink\tobj/a b.o\n");
+    auto back = sched::parse_record(std::string_view(line).substr(0, line.size() - 1));
+    REQUIRE(back);
+    CHECK(back->output == "obj/a b.o");
+    CHECK(back->kind == sched::Kind::Devlink);
+    CHECK(back->peak == 123456789);
+    CHECK(back->exit_code == 130);
+    CHECK(back->wait_ms == 7);
+}
+
+TEST_CASE("step records: torn lines are skipped, whole ones kept") {
+    const std::string a = sched::record_line(record("a.o", sched::Kind::Device, 100));
+    const std::string b = sched::record_line(record("b.o", sched::Kind::Host, 200));
+    for (size_t cut = 1; cut < a.size() - 1; ++cut) {
+        // A line cut short by SIGKILL, then the next step's whole line.
+        const std::string text = a.substr(0, cut) + b + a;
+        auto all = sched::parse_records(text);
+        INFO("cut at ", cut);
+        REQUIRE(all.size() == 1);
+        CHECK(all[0].output == "a.o"); // the cut line ran into b's: both lost, the last kept
+    }
+    CHECK(sched::parse_records(a + b.substr(0, b.size() - 1)).size() == 1); // no newline yet
+    CHECK(sched::parse_records("v2\t1\t2\t3\t4\t5\t6\t7\tdevice\tx\n").empty());
+    CHECK(sched::parse_records("v1\t1\t2\t3\t4\t5\t6\t7\tgpu\tx\n").empty());
+    CHECK(sched::parse_records("v1\t1\t2\t3\t4\t5\t-6\t7\tdevice\tx\n").empty());
+    CHECK(sched::parse_records("v1\t1\t2\t3\t4\t5\t6\t7\tdevice\t\n").empty());
+}
+
+TEST_CASE("estimate: own last peak, else the kind's largest, else the default, each +10%") {
+    using sched::Kind;
+    std::string text;
+    for (const auto& r : {record("a.o", Kind::Device, 1000), record("b.o", Kind::Device, 3000),
+                          record("a.o", Kind::Device, 2000), record("h.o", Kind::Host, 500),
+                          record("f.o", Kind::Device, 9000, /*exit=*/1)})
+        text += sched::record_line(r);
+    CHECK(sched::estimate(text, {"a.o"}, Kind::Device) == 2200); // its last, not its largest
+    CHECK(sched::estimate(text, {"a.o", "b.o"}, Kind::Device) == 3300);
+    CHECK(sched::estimate(text, {"new.o"}, Kind::Device) == 3300); // the failed step's left out
+    CHECK(sched::estimate(text, {"f.o"}, Kind::Device) == 3300);
+    CHECK(sched::estimate(text, {"new.o"}, Kind::Host) == 550);
+    CHECK(sched::estimate(text, {}, Kind::Devlink) == 2ull << 30);
+    CHECK(sched::estimate("", {"a.o"}, Kind::Bundle) == 64ull << 20);
+    CHECK(sched::estimate("", {"a.o"}, Kind::Device) == 1ull << 30);
+}
+
+TEST_CASE("append_records: parallel appenders never mix lines; the file stays bounded") {
+    test::ScratchDir dir;
+    const std::string path = dir.file("steps");
+    constexpr int kChildren = 8, kEach = 200;
+    std::vector<pid_t> pids;
+    for (int c = 0; c < kChildren; ++c) {
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            for (int i = 0; i < kEach; ++i) {
+                auto r = record("obj/" + std::to_string(c) + "/" + std::to_string(i) + ".o",
+                                sched::Kind::Device, 1000 + static_cast<uint64_t>(i));
+                if (!sched::append_records(path, {r, r})) ::_exit(1);
+            }
+            ::_exit(0);
+        }
+        pids.push_back(pid);
+    }
+    for (pid_t pid : pids) {
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+    }
+    auto text = util::read_file(path);
+    REQUIRE(text);
+    auto all = sched::parse_records(*text);
+    CHECK(all.size() == 2 * kChildren * kEach);
+    CHECK(std::count(text->begin(), text->end(), '\n') == 2 * kChildren * kEach);
+
+    // Past kCompactAt the file keeps each output's last line.
+    std::string big;
+    for (size_t i = 0; big.size() <= sched::kCompactAt; ++i)
+        big += sched::record_line(record("same.o", sched::Kind::Host, i));
+    REQUIRE(util::write_file_atomic(path, big).ok());
+    REQUIRE(sched::append_records(path, {record("last.o", sched::Kind::Host, 5)}).ok());
+    auto after = util::read_file(path);
+    REQUIRE(after);
+    auto kept = sched::parse_records(*after);
+    REQUIRE(kept.size() == 2);
+    CHECK(kept[0].output == "same.o");
+    CHECK(kept[1].output == "last.o");
+    CHECK(after->size() < 1000);
+}
