@@ -11,6 +11,7 @@
 #include "sched/cli.h"
 #include "split/cli.h"
 #include "split/embed.h"
+#include "split/fatbin_asm.h"
 #include "util/error.h"
 #include "util/settings.h"
 
@@ -42,6 +43,8 @@ constexpr Command kCommands[] = {
      phc::sched::step_main},
     {"embed", "(run by --overlap-host's edges) put the device code into the host object",
      phc::split::embed_main},
+    {"fatbin-asm", "(run by split RDC links) the fat binary's assembly, as the driver derives it",
+     phc::split::fatbin_asm_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
     {"launch", "run one compile, split across architectures (make jobserver client)",
      phc::launch::cli_main},

@@ -183,6 +183,23 @@ bool built_here(const ninja::Manifest& m, const std::string& path) {
     return node && m.producer(*node) >= 0;
 }
 
+/// The POST_BUILD commands of a CMake link edge (`$PRE_LINK && LINK &&
+/// $POST_BUILD`, ":" when there are none) when its evaluated `command` ends
+/// with them, else "".
+std::string post_build(const ninja::EdgeRef& e, const std::string& command) {
+    auto post = e.evaluate("POST_BUILD");
+    if (!post || post->empty() || *post == ":" || !command.ends_with(" && " + *post)) return {};
+    return *post;
+}
+
+/// The split link's host link, the step that writes the program, runs the
+/// POST_BUILD commands `post` after it, as the original edge did.
+void run_after_link(split::LinkPlan& plan, const std::string& post) {
+    for (split::Step& s : plan.steps)
+        if (s.kind == split::StepKind::HostLink)
+            s.argv = {"/bin/sh", "-c", compile::join_command(s.argv) + " && " + post};
+}
+
 /// Plans the RDC link `edge` once the compiles are planned: `find` names the
 /// objects whose split wrote per-architecture files. A link that is not an RDC
 /// HIP link is Other; one whose driver cannot be asked is left alone.
@@ -196,6 +213,8 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
         o.error = edge_error(c.m, e, !command ? command.error() : carry.error());
         return o;
     }
+    const std::string post = post_build(e, *command);
+    if (!post.empty()) command->replace(command->size() - post.size(), post.size(), ":");
     compile::LinkAnalysis a = compile::analyze_link_string(*command, {});
     if (a.decision.reason == compile::Reason::LinkNotRdc ||
         a.decision.reason == compile::Reason::NoCompile) {
@@ -214,6 +233,7 @@ Outcome plan_link_edge(const Context& c, size_t edge, const split::FindSplitObje
         left.analysis.decision = {compile::Reason::LinkUnmodelled, plan.error().message};
         plan = std::move(left);
     }
+    if (!post.empty()) run_after_link(*plan, post);
     Rendered r = render_link(*plan, *carry, c.policy);
     if (r.error) o.error = edge_error(c.m, e, *r.error);
     o.d = std::move(r.d);

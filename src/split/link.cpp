@@ -55,7 +55,8 @@ class Planner {
 public:
     Planner(LinkPlan& plan, const probe::DriverJobs& jobs, const FindSplitObject& find,
             const WrapperRun* wrapper)
-        : plan_(plan), temp_(jobs.temp_dir + "/"), find_(find), wrapper_(wrapper) {}
+        : plan_(plan), temp_(jobs.temp_dir + "/"), find_(find), wrapper_(wrapper),
+          derived_(jobs.clang_major >= 19) {}
 
     /// Plans every job; false (with `why`) at the first one it cannot reproduce.
     bool run(const std::vector<std::vector<std::string>>& jobs) {
@@ -145,7 +146,7 @@ private:
             plan_.steps.push_back(std::move(s));
             return true;
         }
-        if (prog.starts_with("llvm-mc")) return fatbin_object(job);
+        if (prog.starts_with("llvm-mc") || reads_assembly(job)) return fatbin_object(job);
         if (is_wrapper_link(job)) return wrapper_link(job);
         if (probe::job_word_after(job, "-o") == plan_.analysis.output) {
             Step s = base(StepKind::HostLink, "HIP host link");
@@ -195,28 +196,51 @@ private:
         return true;
     }
 
-    /// The object embedding the fat binary: llvm-mc reads the driver's assembly
-    /// from a pipe instead of its temporary .mcin file.
+    /// True when `job` reads the driver's temporary assembly (clang 22 assembles
+    /// it with `clang -x assembler`, earlier drivers with llvm-mc).
+    bool reads_assembly(const std::vector<std::string>& job) const {
+        return std::any_of(job.begin() + 1, job.end(), [&](const std::string& w) {
+            return temp_at(w) == 0 && w.ends_with(".mcin");
+        });
+    }
+
+    /// The object embedding the fat binary. Up to clang 18 the driver's
+    /// assembly is fixed: llvm-mc reads it from a pipe instead of its
+    /// temporary .mcin file. From clang 19 it names the symbols the link's
+    /// inputs leave undefined: `phc-ninja fatbin-asm` asks the driver for it
+    /// when the step runs (fatbin_asm.h), into "<private>/fatbin.mcin".
     bool fatbin_object(std::vector<std::string> job) {
-        if (hipfb_.empty()) return fail("llvm-mc runs before the fat binary is made");
+        if (hipfb_.empty()) return fail("the fat binary's object is made before the fat binary");
         for (char c : hipfb_)
-            if (c == '\'' || c == '"' || c == '\\' || c == '%' || c == '\n')
+            if (c == '\'' || c == '"' || c == '\\' || c == '%' || c == '\n' || c == '$' || c == '`')
                 return fail("the fat binary's path needs quoting in assembly");
-        size_t mcin = 0;
+        const std::string mcin = derived_ ? plan_.private_dir + "/fatbin.mcin" : "-";
+        size_t read = 0;
         for (size_t i = 1; i < job.size(); ++i)
             if (temp_at(job[i]) == 0 && job[i].ends_with(".mcin")) {
-                job[i] = "-";
-                ++mcin;
+                job[i] = mcin;
+                ++read;
             }
-        if (mcin != 1) return fail("llvm-mc does not read one assembly file");
+        if (read != 1) return fail("the fat binary's object is not made from one assembly file");
         Step s = base(StepKind::FatbinObject, "HIP fatbin object");
         const std::string obj = plan_.private_dir + "/fatbin.o";
         if (!rename(s, job, {{probe::job_word_after(job, "-o"), obj}})) return false;
         if (s.outputs != std::vector<std::string>{obj})
-            return fail("llvm-mc does not write one temporary object");
+            return fail("the fat binary's object is not one temporary file");
         s.inputs.push_back(hipfb_);
-        std::string script =
-            "printf '" + fatbin_assembly(hipfb_) + "' | " + compile::join_command(s.argv);
+        std::string script;
+        if (derived_) {
+            // The driver reads the link's inputs for their symbols.
+            for (const compile::ParsedArg& p : plan_.analysis.args)
+                if (p.input) s.inputs.push_back(p.value);
+            std::vector<std::string> ask{
+                util::self_exe(), "fatbin-asm", "--fatbin", hipfb_, "-o", mcin, "--"};
+            ask.insert(ask.end(), plan_.analysis.command.argv.begin(),
+                       plan_.analysis.command.argv.end());
+            script = compile::join_command(ask) + " && " + compile::join_command(s.argv);
+        } else {
+            script = "printf '" + fatbin_assembly(hipfb_) + "' | " + compile::join_command(s.argv);
+        }
         s.argv = {"/bin/sh", "-c", script};
         plan_.steps.push_back(std::move(s));
         return true;
@@ -345,6 +369,7 @@ private:
     std::string temp_;
     const FindSplitObject& find_;
     const WrapperRun* wrapper_;
+    bool derived_; ///< the fat binary's assembly depends on the inputs (clang >= 19)
     std::vector<std::string> extracted_;         ///< files the plan's unbundle steps write
     std::map<std::string, std::string> renamed_; ///< temporary file -> its name in the plan
     std::string hipfb_;
@@ -543,6 +568,54 @@ std::string packer_beside(const std::string& wrapper) {
     return {};
 }
 
+/// Static archives among the inputs of a link planned before they are built:
+/// the driver unbundles an archive input's device code only when the file
+/// is an archive (clang 19 reads its magic), so it is asked with an empty
+/// archive of the same name in `scratch` in place of each missing one, and
+/// the stand-ins' paths in its jobs are put back to the inputs' names.
+class StandInArchives {
+public:
+    /// Replaces each missing `.a` input of `argv` (by `a`'s classification).
+    StandInArchives(const compile::LinkAnalysis& a, std::vector<std::string>& argv,
+                    const std::string& scratch) {
+        for (const compile::ParsedArg& p : a.args) {
+            if (!p.input || !p.value.ends_with(".a") || p.index >= argv.size() ||
+                argv[p.index] != p.value ||
+                util::file_exists(util::join_path(a.work_dir(), p.value)))
+                continue;
+            const std::string dir = scratch + "/a" + std::to_string(back_.size());
+            const std::string stand_in = dir + "/" + std::string(compile::base_name(p.value));
+            std::error_code ec;
+            std::filesystem::create_directories(dir, ec);
+            if (ec || !util::write_file_atomic(stand_in, "!<arch>\n")) {
+                failed_ = true;
+                continue;
+            }
+            argv[p.index] = stand_in;
+            back_.emplace_back(stand_in, p.value);
+        }
+    }
+
+    /// False when a stand-in could not be made (the plan would differ).
+    bool ok() const { return !failed_; }
+
+    /// Every word of `jobs` naming a stand-in (whole, or after '=') names its input again.
+    void restore(std::vector<std::vector<std::string>>& jobs) const {
+        for (auto& job : jobs)
+            for (std::string& w : job)
+                for (const auto& [stand_in, input] : back_) {
+                    if (w == stand_in)
+                        w = input;
+                    else if (w.ends_with("=" + stand_in))
+                        w = w.substr(0, w.size() - stand_in.size()) + input;
+                }
+    }
+
+private:
+    std::vector<std::pair<std::string, std::string>> back_; ///< stand-in, input
+    bool failed_ = false;
+};
+
 /// Runs clang-linker-wrapper's `job` with --dry-run, its temporary files in a
 /// scratch folder. Planned inputs: each split object is replaced by a stand-in
 /// packed like it (its architectures, stand-in images); present inputs: the
@@ -607,17 +680,6 @@ LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
     plan.analysis = std::move(a);
     if (!plan.analysis.decision.split()) return plan;
     plan.private_dir = private_dir.empty() ? plan.analysis.output + ".phc" : private_dir;
-    const bool new_driver = std::any_of(jobs.jobs.begin(), jobs.jobs.end(), is_wrapper_link);
-    if (jobs.clang_major >= 19 && !new_driver) {
-        // clang 19's driver writes the fat binary's assembly from the symbols
-        // the host objects leave undefined (__hip_fatbin_<id>): it reads the
-        // objects, which do not exist when the build is planned.
-        plan.analysis.decision = {compile::Reason::LinkUnmodelled,
-                                  "clang " + std::to_string(jobs.clang_major) +
-                                      " derives the fat binary's object from the host objects' "
-                                      "symbols, which the split does not model yet"};
-        return plan;
-    }
     Planner p(plan, jobs, find, wrapper);
     if (!p.run(jobs.jobs)) {
         plan.steps.clear();
@@ -650,8 +712,16 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
                                             " is not there yet: the driver looks for static "
                                             "device libraries when the link is planned");
     probe::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
+    TempDir scratch;
+    std::optional<StandInArchives> archives;
+    if (inputs == LinkInputs::Planned) {
+        archives.emplace(a, req.argv, scratch.path());
+        if (scratch.path().empty() || !archives->ok())
+            return left_alone(std::move(a), "cannot make a stand-in for a static archive input");
+    }
     auto jobs = probe::run_driver_jobs(req);
     if (!jobs) return jobs.error();
+    if (archives) archives->restore(jobs->jobs);
     auto wrapper = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), is_wrapper_link);
     if (inputs == LinkInputs::Planned) {
         // The driver looked for device libraries now; the link looks when it runs.
@@ -670,7 +740,6 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
                                                 "' may hold device code that the new driver's "
                                                 "link extracts, and its compile was not split");
     }
-    TempDir scratch;
     auto run = dry_run_wrapper(*wrapper, a, find, inputs, scratch);
     if (!run) return run.error();
     return make_link_plan(std::move(a), *jobs, find, private_dir, &*run);
