@@ -12,6 +12,7 @@
 #include "split/cli.h"
 #include "split/embed.h"
 #include "split/fatbin_asm.h"
+#include "util/args.h"
 #include "util/error.h"
 #include "util/settings.h"
 
@@ -25,12 +26,24 @@ struct Command {
     const char* name;
     const char* summary;
     int (*run)(int argc, char** argv);
+    bool internal = false; ///< run by the edges phc-ninja writes, not by users
 };
 
 int version_main(int argc, char** argv) {
+    bool verbose = false;
+    phc::util::CommandLine cl{
+        "phc-ninja version", "[--verbose]", "prints phc-ninja's version.", {}, {}};
+    cl.options = {phc::util::flag_option(
+        {"--verbose"}, "and every setting (environment variable) with its value's origin",
+        verbose)};
+    phc::util::Parsed parsed = phc::util::parse(cl, argc, argv);
+    if (parsed.help) {
+        std::fputs(phc::util::usage(cl).c_str(), stdout);
+        return 0;
+    }
+    if (!parsed.error.empty()) return phc::util::usage_error(cl, parsed.error);
     std::printf("phc-ninja %s\n", PHC_VERSION);
-    if (argc > 1 && std::string_view(argv[1]) == "--verbose")
-        std::fputs(phc::util::settings_report().c_str(), stdout);
+    if (verbose) std::fputs(phc::util::settings_report().c_str(), stdout);
     return 0;
 }
 
@@ -38,13 +51,13 @@ constexpr Command kCommands[] = {
     {"regen", "rewrite a configured Ninja build so HIP architectures compile in parallel",
      phc::regen::cli_main},
     {"deps-set", "(run by regen's edges) record a depfile's headers as one shared set",
-     phc::regen::deps_set_main},
+     phc::regen::deps_set_main, true},
     {"step", "(internal: run by build edges) a step under the build's memory budget, measured",
-     phc::sched::step_main},
+     phc::sched::step_main, true},
     {"embed", "(run by --overlap-host's edges) put the device code into the host object",
-     phc::split::embed_main},
+     phc::split::embed_main, true},
     {"fatbin-asm", "(run by split RDC links) the fat binary's assembly, as the driver derives it",
-     phc::split::fatbin_asm_main},
+     phc::split::fatbin_asm_main, true},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
     {"launch", "run one compile, split across architectures (make jobserver client)",
      phc::launch::cli_main},
@@ -59,8 +72,14 @@ constexpr Command kCommands[] = {
 
 void usage(std::FILE* to) {
     std::fprintf(to, "usage: phc-ninja <command> [args...]\n\ncommands:\n");
-    for (const auto& c : kCommands)
-        std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
+    std::string internal;
+    for (const auto& c : kCommands) {
+        if (!c.internal)
+            std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
+        else
+            internal += std::string(internal.empty() ? "" : ", ") + c.name;
+    }
+    std::fprintf(to, "\nrun by the edges phc-ninja writes, not by hand: %s\n", internal.c_str());
     std::fprintf(to, "\n%s", phc::util::settings_help().c_str());
     std::fprintf(to, "\nRun 'phc-ninja <command> --help' for a command's options.\n");
 }
@@ -88,7 +107,7 @@ int main(int argc, char** argv) {
         usage(stdout);
         return 0;
     }
-    if (name == "--version") return version_main(argc, argv);
+    if (name == "--version") return version_main(1, argv);
     for (const auto& c : kCommands)
         if (name == c.name) return dispatch(c, argc - 1, argv + 1);
     phc::print_error("phc-ninja", phc::make_error(std::string("unknown command '") + argv[1] +

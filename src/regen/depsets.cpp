@@ -4,6 +4,7 @@
 #include "ninja/paths.h"
 #include "ninja/version.h"
 #include "regen/records.h"
+#include "util/args.h"
 #include "util/file.h"
 #include "util/hash.h"
 #include "util/lock.h"
@@ -556,25 +557,31 @@ std::string deps_set_command(const SetsUse& use,
 }
 
 int deps_set_main(int argc, char** argv) {
-    if (argc < 3) {
-        std::fprintf(stderr, "usage: phc-ninja deps-set SETS DEPFILE [INPUT...] [--output=OUTPUT]\n"
-                             "  (run by the device edges phc-ninja regen writes; see "
-                             "src/regen/depsets.h)\n");
-        return 2;
-    }
-    std::vector<std::string> inputs;
     std::string output;
-    for (int i = 3; i < argc; ++i) {
-        std::string_view a = argv[i];
-        if (a.starts_with("--output="))
-            output = a.substr(9);
-        else
-            inputs.emplace_back(a);
+    util::CommandLine cl{"phc-ninja deps-set",
+                         "SETS DEPFILE [INPUT...] [--output=OUTPUT]",
+                         "(run by the device and host edges phc-ninja writes after their "
+                         "compile) replaces DEPFILE's list of headers by the name of one shared "
+                         "set, defined in SETS unless it is there already; INPUTs (the edge's "
+                         "source) stay out of the set. A failure leaves the depfile whole.",
+                         {},
+                         {},
+                         true};
+    cl.options = {util::text_option({"--output"}, "OUTPUT",
+                                    "the edge's output, when the depfile names another", output)};
+    util::Parsed parsed = util::parse(cl, argc, argv);
+    if (parsed.help) {
+        std::fputs(util::usage(cl).c_str(), stdout);
+        return 0;
     }
+    if (parsed.error.empty() && parsed.positional.size() < 2)
+        parsed.error = "SETS and DEPFILE are needed";
+    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    const std::vector<std::string> inputs(parsed.positional.begin() + 2, parsed.positional.end());
     // A file size limit must make an append fail (and be undone), not kill us mid-write.
     std::signal(SIGXFSZ, SIG_IGN);
     // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
-    if (auto st = deps_set(argv[1], argv[2], inputs, output); !st)
+    if (auto st = deps_set(parsed.positional[0], parsed.positional[1], inputs, output); !st)
         std::fprintf(stderr, "phc-ninja deps-set: warning: %s\n", st.error().text().c_str());
     return 0;
 }
