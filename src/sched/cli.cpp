@@ -8,7 +8,6 @@
 #include "util/file.h"
 #include "util/settings.h"
 
-#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
 #include <optional>
@@ -68,16 +67,9 @@ void warn(const std::string& text) {
     std::fprintf(stderr, "phc-ninja step: warning: %s\n", text.c_str());
 }
 
-int64_t unix_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 /// Runs the step; its exit status.
 int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
     StepRecord r;
-    r.start_ms = unix_ms();
     r.kind = kind;
     const std::string steps = a.records + "/steps";
     auto text = util::read_regular_file(steps, kMaxStepsBytes);
@@ -93,7 +85,8 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
         r.wait_ms = held->waited_ms();
         *held = Reservation(); // the memory is free again
     }
-    r.wall_ms = m->wall_ms, r.cpu_ms = m->cpu_ms, r.peak = m->peak, r.exit_code = m->exit_code;
+    r.start_ms = m->start_ms, r.wall_ms = m->wall_ms, r.cpu_ms = m->cpu_ms, r.peak = m->peak,
+    r.exit_code = m->exit_code;
     std::vector<StepRecord> records;
     for (const std::string& out : a.outputs) {
         r.output = out;

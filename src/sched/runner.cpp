@@ -64,6 +64,9 @@ Result<Measured> run_measured(const std::vector<std::string>& argv) {
     util::SpawnOptions options;
     options.inherit_stdio = true;
     const auto start = std::chrono::steady_clock::now();
+    const int64_t start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
     auto child = util::spawn(argv, options);
     if (!child) return child.error();
     g_child.store(child->pid);
@@ -73,6 +76,7 @@ Result<Measured> run_measured(const std::vector<std::string>& argv) {
     while (::wait4(child->pid, &status, 0, &ru) < 0 && errno == EINTR) {
     }
     Measured m;
+    m.start_ms = start_ms;
     m.wall_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - start)
                     .count();

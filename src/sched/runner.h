@@ -13,9 +13,10 @@ namespace phc::sched {
 
 /// What a step's command did.
 struct Measured {
-    int exit_code = 0;  ///< its exit status, or 128+N when signal N ended it
-    uint64_t peak = 0;  ///< peak resident bytes of one process of it (see steps.h)
-    int64_t cpu_ms = 0; ///< user + system time of it and the descendants it waited for
+    int exit_code = 0;    ///< its exit status, or 128+N when signal N ended it
+    uint64_t peak = 0;    ///< peak resident bytes of one process of it (see steps.h)
+    int64_t cpu_ms = 0;   ///< user + system time of it and the descendants it waited for
+    int64_t start_ms = 0; ///< when it started (Unix time, ms)
     int64_t wall_ms = 0;
 };
 

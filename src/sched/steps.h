@@ -5,9 +5,10 @@
 //
 //     v1 START_MS WALL_MS CPU_MS WAIT_MS RESERVED PEAK EXIT KIND OUTPUT
 //
-// START_MS: when the step asked for memory (Unix time, ms); WALL_MS: how long
-// its command ran; CPU_MS: its user + system time (the command and every
-// descendant it waited for); WAIT_MS: how long it waited for memory;
+// START_MS: when its command started (Unix time, ms; the wait for memory came
+// before); WALL_MS: how long the command ran; CPU_MS: its user + system time
+// (the command and every descendant it waited for); WAIT_MS: how long the
+// step waited for memory before;
 // RESERVED: the bytes it reserved (its estimate); PEAK: the peak resident
 // size measured, in bytes (the largest of one process of the step: wait4's
 // ru_maxrss, which covers the command and the descendants it waited for, the
