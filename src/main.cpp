@@ -10,6 +10,7 @@
 #include "report/cli.h"
 #include "sched/cli.h"
 #include "split/cli.h"
+#include "split/distribute.h"
 #include "split/embed.h"
 #include "split/fatbin_asm.h"
 #include "util/args.h"
@@ -54,6 +55,8 @@ constexpr Command kCommands[] = {
      phc::regen::deps_set_main, true},
     {"step", "(internal: run by build edges) a step under the build's memory budget, measured",
      phc::sched::step_main, true},
+    {"device-ii", "(run by distributed device edges) preprocess, check, compile one architecture",
+     phc::split::device_ii_main, true},
     {"embed", "(run by --overlap-host's edges) put the device code into the host object",
      phc::split::embed_main, true},
     {"fatbin-asm", "(run by split RDC links) the fat binary's assembly, as the driver derives it",

@@ -140,11 +140,13 @@ struct ObjectEdges {
     const Policy& policy;
     std::vector<ninja::NewStatement>& shared;
     split::SpellPath spell;
-    std::string object;       ///< the original edge's first output
-    std::string device_rule;  ///< the object's device rule; "": edges carry their commands
-    bool uses_safe = false;   ///< the device rule's templates name $PHC_SAFE
-    std::string host_command; ///< the host step's command, a ninja value (when shared)
-    bool host_shares = false; ///< host_command starts with the shared variable
+    std::string object;           ///< the original edge's first output
+    std::string device_rule;      ///< the object's device rule; "": edges carry their commands
+    bool uses_safe = false;       ///< the device rule's templates name $PHC_SAFE
+    std::string preprocess_rule;  ///< distributed: the preprocess edges' rule, or ""
+    bool preprocess_safe = false; ///< the preprocess rule's templates name $PHC_SAFE
+    std::string host_command;     ///< the host step's command, a ninja value (when shared)
+    bool host_shares = false;     ///< host_command starts with the shared variable
     const Names& names() const { return policy.names; }
 };
 
@@ -192,6 +194,7 @@ void add_command(ninja::BuildStatement& b, const split::Step& s, const split::Gr
 /// The device rule's command and depfile (ninja values) when one template
 /// fits every device step of `plan` (device_template()); both "" when none
 /// fits or the commands read response files (each edge then gets its own).
+/// The depfile stays "" for steps without one (distributed compiles).
 std::pair<std::string, std::string> device_templates(const std::vector<const split::Step*>& devices,
                                                      const ObjectEdges& o) {
     if (devices.empty() || o.plan.analysis.rsp) return {};
@@ -199,10 +202,11 @@ std::pair<std::string, std::string> device_templates(const std::vector<const spl
     for (const split::Step* s : devices)
         texts.push_back(device_text(*s, o));
     std::string command = device_template(devices, texts);
+    if (command.empty() || devices.front()->depfile.empty()) return {std::move(command), {}};
     texts.clear();
     for (const split::Step* s : devices)
         texts.push_back(o.spell(*s, s->depfile));
-    std::string depfile = command.empty() ? std::string() : device_template(devices, texts);
+    std::string depfile = device_template(devices, texts);
     return {std::move(command), std::move(depfile)};
 }
 
@@ -222,33 +226,70 @@ void share_start(std::string& command, ObjectEdges& o) {
     o.host_shares = true;
 }
 
+/// Whether `s` is a device compile the plan sends to an engine.
+bool is_remote(const split::Step& s, const split::Plan& plan) {
+    return s.kind == split::StepKind::Device && plan.engine != split::Engine::None;
+}
+
+/// The pool of one of the object's edges that runs `s`, when it is one of
+/// the split's own pools (device, remote), else "".
+std::string own_pool(const split::Step& s, const ObjectEdges& o) {
+    if (is_remote(s, o.plan) && o.policy.remote_pool) return o.names().remote_pool;
+    return o.policy.device_pool ? o.names().pool : std::string();
+}
+
+/// A rule `name` for `steps` (one architecture each) when one template fits
+/// them all; `share`: the commands' start may be shared with the host's.
+std::optional<ninja::RuleStatement>
+template_rule(ObjectEdges& o, const std::vector<const split::Step*>& steps, const std::string& name,
+              const std::string& description, bool share, bool& uses_safe) {
+    auto [command, depfile] = device_templates(steps, o);
+    if (command.empty() || (!steps.front()->depfile.empty() && depfile.empty()))
+        return std::nullopt;
+    if (share && !o.host_command.empty()) share_start(command, o);
+    ninja::RuleStatement r{
+        name,
+        {var("command", command), var("description", description + ninja::escape_value(o.object))}};
+    if (!depfile.empty())
+        r.bindings.insert(r.bindings.end(), {var("depfile", depfile), var("deps", "gcc")});
+    if (std::string pool = own_pool(*steps.front(), o); !pool.empty())
+        r.bindings.push_back(var("pool", pool));
+    uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
+                depfile.find("$PHC_SAFE") != std::string::npos;
+    return r;
+}
+
 /// The object's device rule, when one template fits all its architectures
-/// (its name in o.device_rule), and the shared start of its commands.
-std::optional<ninja::RuleStatement> device_rule(ObjectEdges& o) {
-    std::vector<const split::Step*> devices;
+/// (its name in o.device_rule), and the shared start of its commands; for
+/// distributed compiles also the preprocess rule (o.preprocess_rule).
+std::vector<ninja::RuleStatement> device_rules(ObjectEdges& o) {
+    std::vector<const split::Step*> devices, preprocess;
     const split::Step* host = nullptr;
     for (const split::Step& s : o.plan.steps) {
         if (s.kind == split::StepKind::Device) devices.push_back(&s);
+        if (s.kind == split::StepKind::Preprocess) preprocess.push_back(&s);
         if (s.kind == split::StepKind::Host) host = &s;
     }
-    auto [command, depfile] = device_templates(devices, o);
     o.host_command = host && !o.plan.analysis.rsp && o.carry.host_before.empty()
                          ? ninja::escape_value(host->shell())
                          : "";
-    std::optional<ninja::RuleStatement> r;
-    if (!command.empty() && !depfile.empty()) {
-        o.device_rule = o.names().device + "_" + util::Hasher().add(o.object).hex64();
-        if (!o.host_command.empty()) share_start(command, o);
-        r = ninja::RuleStatement{
-            o.device_rule,
-            {var("command", command),
-             var("description", "HIP $PHC_ARCH " + ninja::escape_value(o.object)),
-             var("depfile", depfile), var("deps", "gcc")}};
-        if (o.policy.device_pool) r->bindings.push_back(var("pool", o.names().pool));
+    std::vector<ninja::RuleStatement> out;
+    const std::string hash = util::Hasher().add(o.object).hex64();
+    if (!preprocess.empty())
+        if (auto r = template_rule(o, preprocess, o.names().device + "_PP_" + hash,
+                                   "HIP preprocess $PHC_ARCH ", false, o.preprocess_safe)) {
+            o.preprocess_rule = r->name;
+            out.push_back(std::move(*r));
+        }
+    const std::string engine = o.plan.engine == split::Engine::None
+                                   ? std::string()
+                                   : std::string(split::engine_name(o.plan.engine)) + " ";
+    if (auto r = template_rule(o, devices, o.names().device + "_" + hash,
+                               "HIP " + engine + "$PHC_ARCH ", preprocess.empty(), o.uses_safe)) {
+        o.device_rule = r->name;
+        out.push_back(std::move(*r));
     }
-    o.uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
-                  depfile.find("$PHC_SAFE") != std::string::npos;
-    return r;
+    return out;
 }
 
 /// The edge `e` as a build statement without its rule: its files, and the
@@ -275,23 +316,30 @@ ninja::BuildStatement edge_files(const split::GraphEdge& e, const Carry& carry) 
     return b;
 }
 
-/// A device edge: the object's rule and its architecture, or its own command.
+/// A device (or, distributed, preprocess) edge: the object's rule and its
+/// architecture, or its own command. A distributed compile without a rule of
+/// its own runs by the step rule: it has no depfile (its preprocess edge does).
 void bind_device(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
     const split::Step& s = *e.step;
-    const bool templated = !o.device_rule.empty();
-    b.rule = templated ? o.device_rule : o.names().device;
+    const bool pre = s.kind == split::StepKind::Preprocess;
+    const std::string& rule = pre ? o.preprocess_rule : o.device_rule;
+    const bool templated = !rule.empty();
+    const bool remote = is_remote(s, o.plan);
+    b.rule = templated ? rule : remote ? o.names().step : o.names().device;
     if (!templated) {
         add_command(b, s, e, o.plan, {},
                     deps_set_suffix(s, o.policy, o.spell(s, s.depfile), o.carry.inputs));
-        b.bindings.push_back(literal("PHC_OBJECT", o.object));
+        if (remote) b.bindings.push_back(literal("PHC_DESC", s.description));
+        if (!remote) b.bindings.push_back(literal("PHC_OBJECT", o.object));
     }
     b.bindings.push_back(literal("PHC_ARCH", s.arch));
-    if (templated && o.uses_safe)
+    if (templated && (pre ? o.preprocess_safe : o.uses_safe))
         b.bindings.push_back(literal("PHC_SAFE", split::safe_arch(s.arch)));
-    if (!templated) b.bindings.push_back(literal("PHC_DEPFILE", e.depfile));
-    if (o.policy.device_pool && !templated)
-        b.bindings.push_back(var("pool", o.names().pool));
-    else if (!o.policy.device_pool && !o.carry.pool.empty())
+    if (!templated && !remote) b.bindings.push_back(literal("PHC_DEPFILE", e.depfile));
+    const std::string pool = own_pool(s, o);
+    if (!pool.empty() && !templated)
+        b.bindings.push_back(var("pool", pool));
+    else if (pool.empty() && !o.carry.pool.empty())
         b.bindings.push_back(var("pool", o.carry.pool));
 }
 
@@ -372,9 +420,10 @@ Status render_into(Edges& out, const std::vector<ninja::NewStatement>& statement
 
 } // namespace
 
-std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs) {
+std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs, int remote_jobs) {
     std::vector<ninja::NewStatement> out;
     if (device_jobs > 0) out.push_back(ninja::PoolStatement{names.pool, device_jobs});
+    if (remote_jobs > 0) out.push_back(ninja::PoolStatement{names.remote_pool, remote_jobs});
     out.push_back(ninja::RuleStatement{
         names.device,
         {var("command", "$PHC_COMMAND"), var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
@@ -401,14 +450,17 @@ std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, con
                                                     int64_t* chain_ms) {
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
     ObjectEdges o{plan,   carry, policy, shared, policy.spell ? policy.spell : in_build_dir,
-                  object, {},    false,  {},     false};
+                  object, {},    false,  {},     false,
+                  {},     false};
     std::vector<ninja::NewStatement> out;
-    if (auto rule = device_rule(o)) out.push_back(std::move(*rule));
+    for (auto& rule : device_rules(o))
+        out.push_back(std::move(rule));
     for (const split::GraphEdge& e : split::plan_edges(plan, o.spell, policy.durations)) {
         if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
         ninja::BuildStatement b = edge_files(e, carry);
         switch (e.step->kind) {
         case split::StepKind::Device:
+        case split::StepKind::Preprocess:
             bind_device(b, e, o);
             break;
         case split::StepKind::Bundle:

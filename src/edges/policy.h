@@ -16,6 +16,11 @@
 //   - each step kind's bindings: device edges carry the original inputs and
 //     pool, the host edge the original outputs, inputs, pool, depfile, deps
 //     and restat, with the bundle as an implicit input;
+//   - distributed device compiles (split::Plan::engine): per architecture a
+//     preprocess edge (local, reading the source, writing the depfile) by the
+//     object's preprocess rule, and a compile edge reading only its output,
+//     by the object's remote rule, in the remote pool; the bundle is never
+//     wrapped;
 //   - with header sets (Policy::deps_set), device and gcc-deps host commands
 //     end with `phc-ninja deps-set`, so that ninja records one set name
 //     instead of every header (regen/depsets.h).
@@ -28,6 +33,7 @@
 #include "util/error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +47,7 @@ struct Names {
     std::string bundle = "PHC_HIP_BUNDLE";
     std::string host = "PHC_HIP_HOST";
     std::string pool = "phc_hip_device";
+    std::string remote_pool = "phc_hip_remote"; ///< distributed device compiles (--remote-jobs)
     std::string args = "PHC_ARGS";     ///< prefix of file variables (a unique hash follows)
     std::string step = "PHC_HIP_STEP"; ///< link and embed steps: $PHC_COMMAND, $PHC_DESC
 };
@@ -49,6 +56,12 @@ struct Names {
 struct Policy {
     Names names;
     bool device_pool = false; ///< device edges go to names.pool (--device-jobs)
+    /// Distributed device compiles (split::Plan::engine) go to names.remote_pool
+    /// (--remote-jobs); their preprocess edges are local, as device edges.
+    bool remote_pool = false;
+    /// What the front end plans with (split::PlanOptions::distribute), carried
+    /// here to the planning threads with the rest of the policy.
+    std::optional<split::Engine> distribute;
     /// When not empty, the command ("PHC deps-set SETS", quoted) that each
     /// device edge, and each host edge with gcc deps, runs after its compile,
     /// so that its deps record is one header set (regen/depsets.h). Only for
@@ -78,9 +91,11 @@ struct Carry {
     std::string host_before, host_after;
 };
 
-/// The rules (and, when device_jobs > 0, the device pool) every split edge
-/// uses, to declare once before any of them.
-std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs);
+/// The rules (and, when device_jobs > 0, the device pool; when remote_jobs > 0,
+/// the pool of distributed device compiles) every split edge uses, to declare
+/// once before any of them.
+std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs,
+                                             int remote_jobs = 0);
 
 /// Rules and variables shared between objects: name and text, to declare once at the top.
 using SharedRules = std::vector<std::pair<std::string, std::string>>;

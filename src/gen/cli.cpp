@@ -74,6 +74,10 @@ int cli_main(int argc, char** argv) {
     if (!parsed.positional.empty()) req.database = parsed.positional[0];
     req.device_jobs = split.device_jobs;
     req.overlap_host = split.overlap_host;
+    auto engine = split.engine();
+    if (!engine) return util::usage_error(cl, engine.error().message);
+    req.distribute = *engine;
+    if (req.distribute != split::Engine::None) req.remote_jobs = split.remote_depth();
     auto select = split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
     req.select = std::move(*select);

@@ -97,6 +97,8 @@ Result<GenReport> run_gen(const GenRequest& request) {
     options.ninja_path = mode == util::WriteMode::Through ? cwd + "/phc.ninja" : out_abs;
     options.device_jobs = request.device_jobs;
     options.overlap_host = request.overlap_host;
+    options.distribute = request.distribute;
+    options.remote_jobs = request.remote_jobs;
     options.select = request.select;
     options.private_dir = dir_of(options.ninja_path) + "/.phc-ninja";
     options.generated_from = db->path;
@@ -123,8 +125,15 @@ Result<GenReport> run_gen(const GenRequest& request) {
         });
     auto g = generate(*db, options);
     if (!g) return g.error();
-    GenReport report{request.ninja_file, g->entries, g->split, g->plain,
-                     g->edges,           false,      g->notes, std::move(g->decisions)};
+    GenReport report{request.ninja_file,
+                     g->entries,
+                     g->split,
+                     g->plain,
+                     g->edges,
+                     g->distributed,
+                     false,
+                     g->notes,
+                     std::move(g->decisions)};
     const std::string_view text = g->text;
     if (to_stdout) {
         if (!util::write_all(1, text))
@@ -139,8 +148,26 @@ Result<GenReport> run_gen(const GenRequest& request) {
 }
 
 std::string summary_line(const GenReport& r) {
-    return fmt::format("phc-ninja gen: {}: {} entries ({} split, {} plain), {} edges{}",
-                       r.ninja_file, r.entries, r.split, r.plain, r.edges,
+    std::string sent;
+    if (r.distributed > 0) {
+        std::string engine;
+        for (const auto& d : r.decisions)
+            if (!d.engine.empty()) engine = d.engine;
+        sent = fmt::format(", {} device compile{} sent to {}", r.distributed,
+                           r.distributed == 1 ? "" : "s", engine);
+    }
+    size_t local = 0;
+    std::string why;
+    for (const auto& d : r.decisions)
+        if (!d.local_reason.empty()) {
+            ++local;
+            why = d.local_reason;
+        }
+    if (local > 0)
+        sent += fmt::format(", {} object{} kept device compiles local ({}{})", local,
+                            local == 1 ? "" : "s", why, local > 1 ? ", ..." : "");
+    return fmt::format("phc-ninja gen: {}: {} entries ({} split, {} plain), {} edges{}{}",
+                       r.ninja_file, r.entries, r.split, r.plain, r.edges, sent,
                        r.changed ? "" : " (unchanged)");
 }
 

@@ -6,6 +6,7 @@
 #include "util/error.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct GenRequest {
     std::string ninja_file = "phc.ninja";           ///< output path; "-" = stdout
     int device_jobs = 0;                            ///< 0: no device pool
     bool overlap_host = false;                      ///< --overlap-host
+    std::optional<split::Engine> distribute;        ///< --distribute; nullopt: the launcher's
+    int remote_jobs = 0;                            ///< --remote-jobs (resolved)
     split::Selection select;                        ///< which objects to split (--only, --skip)
 };
 
@@ -24,6 +27,7 @@ struct GenRequest {
 struct GenReport {
     std::string ninja_file;
     std::size_t entries = 0, split = 0, plain = 0, edges = 0;
+    std::size_t distributed = 0;          ///< device compiles sent to an engine
     bool changed = false;                 ///< false when the file already had these bytes
     std::vector<std::string> notes;       ///< entries left alone for a reason worth telling
     std::vector<EntryDecision> decisions; ///< every entry's decision, for --explain

@@ -48,7 +48,7 @@ ninja::RuleStatement rule(const char* name, Deps deps) {
 /// The fixed part of the file: header comment, builddir, the rules of plain
 /// edges and, when entries were split, the split edges' pool and rules and
 /// what their edges share (`shared`, in order, each name once).
-Result<std::string> preamble(const GenOptions& options, bool splits,
+Result<std::string> preamble(const GenOptions& options, bool splits, bool distributed,
                              const edges::SharedRules& shared) {
     std::string from = options.generated_from;
     for (char& c : from)
@@ -78,7 +78,8 @@ Result<std::string> preamble(const GenOptions& options, bool splits,
     st.push_back(rule(kRunRule, Deps::None));
     st.push_back(ninja::RawStatement{"\n"});
     if (splits)
-        for (auto& r : edges::split_rules(edges::Names{}, options.device_jobs)) {
+        for (auto& r : edges::split_rules(edges::Names{}, options.device_jobs,
+                                          distributed ? options.remote_jobs : 0)) {
             st.push_back(std::move(r));
             st.push_back(ninja::RawStatement{"\n"});
         }
@@ -173,6 +174,12 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
         object_private_dir(options.private_dir, dir_of(options.ninja_path), e.output);
     opts.device_depfiles = true;
     opts.overlap_host = options.overlap_host;
+    opts.distribute = options.distribute;
+    // distcc sends a -x compile only when its input's path starts with 'c':
+    // the preprocessed files go below the entry's directory when the private
+    // folder is there.
+    if (std::string rel = spell_from(e.directory, opts.private_dir); !rel.starts_with('/'))
+        opts.preprocessed_dir = "cpp.phc/" + rel;
     // Objects are told apart by their path from the ninja file's directory, so
     // two entries' kernel.o in sub1/ and sub2/ get two CUIDs.
     opts.cuid_root = dir_of(options.ninja_path);
@@ -192,6 +199,8 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
     leave(d, plan->analysis.decision);
     for (const split::Step& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+    if (plan->engine != split::Engine::None) d.engine = split::engine_name(plan->engine);
+    d.local_reason = plan->local_reason;
     return std::move(plan).value();
 }
 
@@ -209,6 +218,8 @@ Result<edges::Edges> entry_edges(const Entry& e, const GenOptions& options,
             ++g.split;
             edges::Policy policy;
             policy.device_pool = options.device_jobs > 0;
+            policy.remote_pool = options.remote_jobs > 0;
+            if (!d.engine.empty()) g.distributed += d.archs.size();
             policy.durations = &options.durations;
             policy.deps_set = options.deps_set;
             return split_edges(std::move(*plan), d.object, ninja_dir, std::move(policy));
@@ -266,7 +277,7 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
         g.edges += edges->count;
         planned.push_back(std::move(*edges));
     }
-    auto head = preamble(options, g.split > 0, shared);
+    auto head = preamble(options, g.split > 0, g.distributed > 0, shared);
     if (!head) return head.error();
     g.text = std::move(head).value();
     // ninja 1.11 starts the ready edge it read first: the entries whose work

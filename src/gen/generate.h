@@ -10,6 +10,7 @@
 #include "util/error.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,13 @@ namespace phc::gen {
 
 /// What `phc-ninja gen` was asked for.
 struct GenOptions {
-    std::string ninja_path;     ///< the file to write; absolute
-    int device_jobs = 0;        ///< depth of the device-compile pool; 0: no pool
-    bool overlap_host = false;  ///< host compiles beside the device compiles (plan.h)
+    std::string ninja_path;    ///< the file to write; absolute
+    int device_jobs = 0;       ///< depth of the device-compile pool; 0: no pool
+    bool overlap_host = false; ///< host compiles beside the device compiles (plan.h)
+    /// Distributed device compiles (split::PlanOptions::distribute); nullopt:
+    /// where the entry's launcher is icecc or distcc.
+    std::optional<split::Engine> distribute;
+    int remote_jobs = 0;        ///< depth of the distributed compiles' pool
     std::string private_dir;    ///< absolute dir for split intermediates and the probe cache
     std::string generated_from; ///< the database's name, for the header comment
     probe::Prober prober;       ///< asks the compiler (tests give recorded results)
@@ -42,6 +47,8 @@ struct EntryDecision {
     std::string code;               ///< reason code ("split", "single-arch", "probe-failed", ...)
     std::string text;               ///< human explanation
     std::vector<std::string> archs; ///< architectures, bundle order, when split
+    std::string engine;             ///< split: the engine its device compiles go to, or ""
+    std::string local_reason;       ///< split: why they stay local although one was asked for
 };
 
 /// The generated file and what went into it.
@@ -51,6 +58,7 @@ struct Generated {
     std::size_t split = 0;                ///< entries turned into device/bundle/host edges
     std::size_t plain = 0;                ///< entries kept as one compile edge
     std::size_t edges = 0;                ///< build statements written
+    std::size_t distributed = 0;          ///< device compiles sent to an engine
     std::vector<std::string> notes;       ///< entries left alone for a reason worth telling
     std::vector<EntryDecision> decisions; ///< every entry, in database order
 };

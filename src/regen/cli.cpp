@@ -130,6 +130,10 @@ int cli_main(int argc, char** argv) {
     const bool explain = args.split.explain, quiet = args.quiet;
     o.device_jobs = args.split.device_jobs;
     o.overlap_host = args.split.overlap_host;
+    auto engine = args.split.engine();
+    if (!engine) return util::usage_error(cl, engine.error().message);
+    o.distribute = *engine;
+    if (o.distribute != split::Engine::None) o.remote_jobs = args.split.remote_depth();
     auto select = args.split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
     o.select = std::move(*select);

@@ -76,7 +76,10 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
                              .device_depfiles = true,
                              .overlap_host = overlap_host,
                              .cuid_root = {},
-                             .tool = {}});
+                             .tool = {},
+                             .distribute = policy.distribute,
+                             .preprocessed_dir = {},
+                             .host_triple = {}});
     if (!plan) {
         r.error = plan.error();
         return r;
@@ -95,6 +98,8 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.split = true;
     for (const auto& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
+    if (plan->engine != split::Engine::None) d.engine = split::engine_name(plan->engine);
+    d.local_reason = plan->local_reason;
     d.rdc = plan->rdc &&
             util::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";
     if (plan_out) *plan_out = std::move(*plan);

@@ -42,7 +42,9 @@ struct EdgeDecision {
     /// An RDC compile split with its files in "<object>.phc/" (<arch>.o bitcode,
     /// host.o), where a split link reads them.
     bool rdc = false;
-    bool link = false; ///< the edge is an RDC link (archs: its device links)
+    bool link = false;        ///< the edge is an RDC link (archs: its device links)
+    std::string engine;       ///< split: the engine its device compiles go to, or ""
+    std::string local_reason; ///< split: why they stay local although one was asked for
     /// Split compiles: the longest chain of its edges by what they took when
     /// they last ran (.ninja_log; an edge without a time counts as long), to
     /// list the objects whose work takes longest to finish first.

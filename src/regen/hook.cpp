@@ -5,6 +5,7 @@
 #include "ninja/writer.h"
 #include "regen/edges.h"
 #include "regen/original.h"
+#include "split/options.h"
 
 #include <fmt/format.h>
 
@@ -22,6 +23,9 @@ std::string regen_again(const Options& o) {
     if (!o.select.only().empty()) again += " --only " + compile::quote_word(o.select.only());
     if (!o.select.skip().empty()) again += " --skip " + compile::quote_word(o.select.skip());
     if (o.overlap_host) again += " --overlap-host";
+    if (o.distribute) again += " --distribute " + std::string(split::engine_name(*o.distribute));
+    if (o.remote_jobs > 0 && o.remote_jobs != split::remote_jobs_default())
+        again += fmt::format(" --remote-jobs {}", o.remote_jobs);
     return again + " --quiet";
 }
 

@@ -129,6 +129,7 @@ void restore_split_deps(const Tops& tops, Summary& sum) {
 struct Applied {
     size_t splits = 0;                             ///< split compiles
     size_t links = 0;                              ///< split RDC links
+    size_t distributed = 0;                        ///< split compiles sent to an engine
     std::optional<uint32_t> generator;             ///< the edge that writes the top manifest
     std::vector<ninja::NewStatement> shared_rules; ///< to declare at the top, in order of first use
 };
@@ -141,6 +142,8 @@ void count(const Outcome& o, Summary& sum) {
     } else if (o.d.split) {
         ++sum.objects_split;
         sum.device_edges += o.d.archs.size();
+        if (!o.d.engine.empty()) sum.distributed[o.d.engine] += o.d.archs.size();
+        if (!o.d.local_reason.empty()) ++sum.kept_local[o.d.local_reason];
     } else {
         ++sum.left[o.d.code];
     }
@@ -182,6 +185,7 @@ Result<Applied> apply_outcomes(Top& top, const Names& names, bool strict,
             m.replace_text(m.edge(i).statement(), std::move(o.text));
             ++a.links;
         } else if (o.d.split) {
+            a.distributed += !o.d.engine.empty();
             if (o.rules)
                 for (const auto& [name, text] : *o.rules)
                     if (declared.insert(name).second)
@@ -201,7 +205,8 @@ Result<Applied> apply_outcomes(Top& top, const Names& names, bool strict,
 /// (`origin`), the header sets' include when device edges record sets
 /// (`deps_set`), the split edges' rules and the rules they share.
 std::vector<ninja::NewStatement> head_statements(const std::string& origin, Applied& a,
-                                                 const edges::Policy& policy, int device_jobs) {
+                                                 const edges::Policy& policy, int device_jobs,
+                                                 int remote_jobs) {
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
     if (a.splits > 0 && !policy.deps_set.empty())
         head.push_back(ninja::RawStatement{fmt::format(
@@ -209,7 +214,8 @@ std::vector<ninja::NewStatement> head_statements(const std::string& origin, Appl
             "ninja_required_version = 1.11\ninclude {}\n\n",
             kSetsFile)});
     if (a.splits > 0 || a.links > 0) {
-        for (auto& r : edges::split_rules(policy.names, device_jobs)) {
+        for (auto& r :
+             edges::split_rules(policy.names, device_jobs, a.distributed > 0 ? remote_jobs : 0)) {
             head.push_back(std::move(r));
             head.push_back(ninja::RawStatement{"\n"});
         }
@@ -231,6 +237,8 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     const edges::Policy policy{.names = unique_names(m),
                                .device_pool = opts.device_jobs > 0,
+                               .remote_pool = opts.remote_jobs > 0,
+                               .distribute = opts.distribute,
                                .deps_set = deps_set,
                                .durations = &durations,
                                .spell = {}};
@@ -242,7 +250,7 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
     if (!applied) return applied.error();
     const std::string origin = in_place ? original_path(top.manifest) : top.src.path;
     std::vector<ninja::NewStatement> head =
-        head_statements(origin, *applied, policy, opts.device_jobs);
+        head_statements(origin, *applied, policy, opts.device_jobs, opts.remote_jobs);
     if (in_place && applied->generator && !opts.self.empty())
         if (auto st = hook_generator(m, *applied->generator, opts, tops); !st) return st;
     Status placed =
@@ -393,6 +401,11 @@ std::string summary_line(const Summary& s, bool dry_run) {
     if (s.links_split > 0)
         line += fmt::format("; split {} RDC link{} into {} device links", s.links_split,
                             s.links_split == 1 ? "" : "s", s.device_links);
+    for (const auto& [engine, n] : s.distributed)
+        line += fmt::format("; {} device compile{} sent to {}", n, n == 1 ? "" : "s", engine);
+    for (const auto& [why, n] : s.kept_local)
+        line += fmt::format("; {} object{} kept {} device compiles local ({})", n,
+                            n == 1 ? "" : "s", n == 1 ? "its" : "their", why);
     if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
     line += fmt::format("; {} other edges; {} compiler probe{}", s.other_edges, s.probes_run,
                         s.probes_run == 1 ? "" : "s");

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,14 +34,22 @@ struct Options {
     probe::Prober prober;      ///< asks the compiler (tests give recorded results)
     split::Selection select;   ///< which objects to split (--only, --skip)
     bool overlap_host = false; ///< host compiles beside the device compiles (plan.h)
+    /// Distributed device compiles (split::PlanOptions::distribute, --distribute);
+    /// nullopt: where the compile's launcher is icecc or distcc.
+    std::optional<split::Engine> distribute;
+    int remote_jobs = 0; ///< depth of the distributed compiles' pool (--remote-jobs)
 };
 
 /// What a run did.
 struct Summary {
     size_t objects_split = 0;
     size_t device_edges = 0;
-    size_t links_split = 0;             ///< RDC links split per architecture
-    size_t device_links = 0;            ///< their device-link edges
+    size_t links_split = 0;                    ///< RDC links split per architecture
+    size_t device_links = 0;                   ///< their device-link edges
+    std::map<std::string, size_t> distributed; ///< device edges sent away, by engine
+    /// Split objects whose device compiles stay local although an engine was
+    /// asked for, by reason.
+    std::map<std::string, size_t> kept_local;
     size_t other_edges = 0;             ///< edges that are not HIP compiles
     std::map<std::string, size_t> left; ///< HIP-looking edges left alone, by reason code
     size_t probes_run = 0;

@@ -1,6 +1,19 @@
 #include "split/options.h"
 
+#include <thread>
+
 namespace phc::split {
+
+int remote_jobs_default() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return 4 * static_cast<int>(cores == 0 ? 1 : cores);
+}
+
+Result<std::optional<Engine>> SplitArgs::engine() const {
+    if (distribute.empty()) return std::optional<Engine>{};
+    if (auto e = engine_from_name(distribute)) return std::optional<Engine>{*e};
+    return make_error("--distribute: unknown engine '" + distribute + "' (icecc, distcc or none)");
+}
 
 std::vector<util::Option> split_options(SplitArgs& into) {
     return {
@@ -21,6 +34,15 @@ std::vector<util::Option> split_options(SplitArgs& into) {
                           "run each host compile beside its device compiles; a small step\n"
                           "then puts the device code into its object (objcopy)",
                           into.overlap_host),
+        util::text_option({"--distribute"}, "ENGINE",
+                          "send each device compile to icecc or distcc (a local\n"
+                          "preprocess edge, then the compile of its output; default:\n"
+                          "when the compiler's launcher is one of them); none: never",
+                          into.distribute),
+        util::positive_option({"--remote-jobs"}, "N",
+                              "run at most N distributed device compiles at once (a ninja\n"
+                              "pool; default: 4 x this machine's cores)",
+                              into.remote_jobs),
     };
 }
 

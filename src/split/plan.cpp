@@ -5,6 +5,7 @@
 #include "util/subprocess.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace phc::split {
 
@@ -32,6 +33,8 @@ std::string_view step_kind_name(StepKind k) {
         return "embed";
     case StepKind::Check:
         return "check";
+    case StepKind::Preprocess:
+        return "preprocess";
     }
     return "?";
 }
@@ -75,6 +78,15 @@ bool is_bundling_option(const ParsedArg& p) {
            p.is("-parallel-jobs=");
 }
 
+/// Options that only steer preprocessing: unused (and warned about) when the
+/// input is preprocessed already.
+bool is_preprocessor_option(const ParsedArg& p) {
+    for (std::string_view n : {"-D", "-U", "-I", "-idirafter", "-imacros", "-include",
+                               "-include-pch", "-iquote", "-isystem"})
+        if (p.is(n)) return true;
+    return false;
+}
+
 /// How one step's argv differs from the original: words replaced or dropped.
 struct Edit {
     std::string arch; ///< device: the one architecture; host: ""
@@ -85,6 +97,10 @@ struct Edit {
     bool keep_targets = false;  ///< -MT/-MQ stay as written (the step writes the original depfile)
     bool drop_deps = false;     ///< leave out every depfile option (appended in another form)
     bool keep_bundling = false; ///< bundling options stay (the driver's own whole compile)
+    bool drop_compile = false;  ///< leave out -c (a preprocess step: -E is appended)
+    /// The step compiles a preprocessed file appended last: the source, -x
+    /// and the preprocessor's options are left out.
+    bool preprocessed = false;
 };
 
 std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
@@ -108,11 +124,17 @@ std::vector<std::string> edit_argv(const compile::Analysis& a, const Edit& e) {
             out.push_back(argv[i].substr(0, argv[i].find(',', 4)) + "," + e.depfile);
             continue;
         }
+        if (e.preprocessed && p && p->input) continue;
         if (!p || !p->option) {
             out.push_back(argv[i]);
             continue;
         }
         size_t n = p->count;
+        if ((e.drop_compile && p->is("-c")) ||
+            (e.preprocessed && (p->is("-x") || is_preprocessor_option(*p)))) {
+            i += n - 1;
+            continue;
+        }
         if (is_arch_option(*p) && !e.keep_archs) {
             if (!e.arch.empty() && !arch_written) out.push_back("--offload-arch=" + e.arch);
             arch_written = true;
@@ -169,6 +191,115 @@ Step device_step(const compile::Analysis& a, const Plan& plan, const probe::Prob
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = with_launcher(a.command, edit_argv(a, e));
     s.description = "HIP " + arch + " " + a.output;
+    return s;
+}
+
+/// The engine the device compiles of `a` go to, or None and why not when one
+/// is asked for (PlanOptions::distribute, or the compile's launcher) but the
+/// distributed shape does not fit.
+std::pair<Engine, std::string> distribution(const compile::Analysis& a,
+                                            const probe::ProbeResult& probe,
+                                            const PlanOptions& opts, const std::string& pp_dir) {
+    const Engine e = opts.distribute.value_or(engine_of(a.command));
+    if (e == Engine::None) return {e, {}};
+    const std::string name(engine_name(e));
+    if (probe.driver != probe::DriverKind::Old || !probe.codegen.empty() ||
+        !probe.embed_option.empty())
+        return {Engine::None, "the new offload driver's device steps are not sent to " + name};
+    if (a.rsp)
+        return {Engine::None,
+                "the compile reads response files, which " + name + " does not expand"};
+    if (e == Engine::Icecc && a.command.compiler == compile::CompilerKind::Hipcc)
+        return {Engine::None, "icecc runs only compilers it can ship, not the hipcc script"};
+    if (e == Engine::Distcc && !pp_dir.starts_with('c'))
+        return {Engine::None, "distcc sends a -x compile only when its input's path starts "
+                              "with 'c', and the preprocessed files' folder is " +
+                                  pp_dir};
+    return {e, {}};
+}
+
+/// The words that run the engine: the compile's launcher when it is the
+/// engine, else the engine's name.
+std::vector<std::string> engine_words(const compile::CompileCommand& c, Engine e) {
+    if (engine_of(c) == e) return c.launcher;
+    return {std::string(engine_name(e))};
+}
+
+/// Distributed, step one (local): architecture `arch`'s device source, bundled
+/// (`-E --gpu-bundle-output`), checked and completed by `phc-ninja device-ii`;
+/// it writes the device step's depfile.
+Step preprocess_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeResult& probe,
+                     const std::string& arch, const std::string& pp, const PlanOptions& opts) {
+    Step s = device_step(a, plan, probe, arch, opts);
+    // Beside the preprocessed file: ninja makes only its outputs' folders.
+    const std::string depfile =
+        s.depfile.empty() ? std::string() : pp.substr(0, pp.size() - 3) + ".d";
+    s.depfile = depfile;
+    s.kind = StepKind::Preprocess;
+    s.outputs = {pp};
+    Edit e{arch, false, pp, depfile, {}};
+    e.drop_compile = true;
+    if (!a.explicit_output) e.append = {"-o", pp};
+    if (!depfile.empty() && !probe.device_takes_depfile) {
+        e.drop_deps = true;
+        e.append.insert(e.append.end(),
+                        {"-Xclang", "-dependency-file", "-Xclang", depfile, "-Xclang", "-MT",
+                         "-Xclang", pp, "-Xclang", "-sys-header-deps"});
+    } else if (!a.writes_depfile && !depfile.empty()) {
+        e.append.insert(e.append.end(), {"-MD", "-MF", depfile});
+    }
+    e.append.insert(e.append.end(), {"-E", "--offload-device-only", "--gpu-bundle-output"});
+    if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
+    s.argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
+              "device-ii",
+              "--arch",
+              arch,
+              "--output",
+              pp};
+    if (!opts.host_triple.empty()) s.argv.insert(s.argv.end(), {"--host-triple", opts.host_triple});
+    s.argv.push_back("--");
+    std::vector<std::string> cc = edit_argv(a, e);
+    s.argv.insert(s.argv.end(), cc.begin(), cc.end());
+    s.description = "HIP preprocess " + arch + " " + a.output;
+    return s;
+}
+
+/// Distributed, step two: the device compile of the preprocessed file `pp`
+/// through the engine, which may send it away; `phc-ninja device-ii` checks
+/// first that `pp` holds the architecture's device section. The language is
+/// joined to -x and directly before the input (neither engine reads a joined
+/// -x; distcc wants the next word to start with 'c'); the driver drops -cuid=
+/// for preprocessed input, so the CUID goes to its cc1 job.
+Step remote_device_step(const compile::Analysis& a, const Plan& plan, const std::string& arch,
+                        const std::string& pp, Engine engine, const PlanOptions& opts) {
+    const std::string object = plan.private_dir + "/" + safe_arch(arch) + ".o";
+    Step s;
+    s.kind = StepKind::Device;
+    s.arch = arch;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.inputs = {pp};
+    s.outputs = {object};
+    Edit e{arch, false, object, {}, {}};
+    e.drop_deps = true;
+    e.preprocessed = true;
+    e.drop_compile = true; // appended, before the input
+    if (!a.explicit_output) e.append = {"-o", object};
+    e.append.insert(e.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
+    if (!plan.cuid.empty()) e.append.insert(e.append.end(), {"-Xclang", "-cuid=" + plan.cuid});
+    e.append.insert(e.append.end(), {"-c", "-xhip-cpp-output", pp});
+    s.argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
+              "device-ii",
+              "--arch",
+              arch,
+              "--input",
+              pp,
+              "--"};
+    for (std::string& w : engine_words(a.command, engine))
+        s.argv.push_back(std::move(w));
+    std::vector<std::string> cc = edit_argv(a, e);
+    s.argv.insert(s.argv.end(), cc.begin(), cc.end());
+    s.description = "HIP " + std::string(engine_name(engine)) + " " + arch + " " + a.output;
     return s;
 }
 
@@ -373,9 +504,20 @@ Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanO
                   : probe.rdc                 ? a.output
                                               : plan.private_dir + "/bundle.hipfb";
     plan.rdc = probe.rdc;
+    const std::string pp_dir = !opts.preprocessed_dir.empty()      ? opts.preprocessed_dir
+                               : plan.private_dir.starts_with('/') ? plan.private_dir
+                                                                   : "cpp.phc/" + plan.private_dir;
+    std::tie(plan.engine, plan.local_reason) = distribution(a, probe, opts, pp_dir);
     std::vector<std::string> objects;
     for (const std::string& arch : probe.archs) {
-        plan.steps.push_back(device_step(a, plan, probe, arch, opts));
+        if (plan.engine != Engine::None) {
+            // The compile reads only the file its preprocess step wrote and checked.
+            const std::string pp = pp_dir + "/" + safe_arch(arch) + ".ii";
+            plan.steps.push_back(preprocess_step(a, plan, probe, arch, pp, opts));
+            plan.steps.push_back(remote_device_step(a, plan, arch, pp, plan.engine, opts));
+        } else {
+            plan.steps.push_back(device_step(a, plan, probe, arch, opts));
+        }
         objects.push_back(plan.steps.back().outputs[0]);
     }
     if (!probe.codegen.empty()) {

@@ -10,6 +10,7 @@
 #include "compile/analysis.h"
 #include "probe/probe.h"
 #include "split/cuid.h"
+#include "split/distribute.h"
 #include "util/error.h"
 
 #include <optional>
@@ -31,10 +32,11 @@ enum class StepKind {
     HostLink,     ///< link: the host link writing the output
     Embed,        ///< compile (--overlap-host): the host object with the bundle put in
     Check,        ///< the driver's own whole compile, to compare with (reference_step)
+    Preprocess,   ///< compile, distributed: one architecture's bundled device source (local)
 };
 
 /// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link",
-/// "embed", "check".
+/// "embed", "check", "preprocess".
 std::string_view step_kind_name(StepKind k);
 
 /// One process to run. Paths are as the command wrote them: relative to `cwd`.
@@ -64,6 +66,17 @@ struct PlanOptions {
     bool overlap_host = false;
     std::string cuid_root; ///< CuidPlace::root (cuid.h); "" = the analysis' base_dir
     std::string tool;      ///< the phc-ninja the embed step runs; "" = this program
+    /// Distributed device compiles (distribute.h): per architecture a local
+    /// Preprocess step and a Device step compiling its output through the
+    /// engine. nullopt: the engine the compile's launcher already is (icecc,
+    /// distcc), if any; Engine::None: never.
+    std::optional<Engine> distribute;
+    /// The folder of the preprocessed files, relative to the compile's
+    /// directory; "" = "cpp.phc/<private_dir>" (distcc sends a `-x` compile
+    /// only when the word after it starts with 'c'), or the private folder
+    /// itself when that is absolute.
+    std::string preprocessed_dir;
+    std::string host_triple; ///< the host section's triple (device-ii); "" = the compiler's
 };
 
 /// The decision for one compile and, when it is split, its steps.
@@ -76,6 +89,11 @@ struct Plan {
     std::string bundle;
     std::vector<Step> steps; ///< device steps (bundle order), then bundle, then host
     bool rdc = false;        ///< relocatable device code: host object and bitcode bundled
+    /// The engine the device compiles go to (each after its Preprocess step).
+    Engine engine = Engine::None;
+    /// Why the device compiles stay local although an engine was asked for
+    /// (or the launcher is one); "" otherwise.
+    std::string local_reason;
 
     bool split() const { return analysis.decision.split(); }
 };

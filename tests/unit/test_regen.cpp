@@ -251,9 +251,14 @@ TEST_CASE("the planner's own steps are templated, with paths in the build direct
     probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a:xnack+"});
     probe::apply_probe(a, probe);
     REQUIRE(a.decision.split());
-    split::Plan plan =
-        split::make_plan(std::move(a), probe,
-                         {.private_dir = {}, .device_depfiles = true, .cuid_root = {}, .tool = {}});
+    split::Plan plan = split::make_plan(std::move(a), probe,
+                                        {.private_dir = {},
+                                         .device_depfiles = true,
+                                         .cuid_root = {},
+                                         .tool = {},
+                                         .distribute = {},
+                                         .preprocessed_dir = {},
+                                         .host_triple = {}});
     regen::Carry c = carry_for("b/k.o");
     std::string t = edges_of(plan, c, false);
     CHECK(t.find("rule PHC_HIP_DEVICE_") != std::string::npos);
@@ -274,9 +279,14 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
     REQUIRE(a.decision.split());
     probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a:xnack+"});
     probe::apply_probe(a, probe);
-    split::Plan plan =
-        split::make_plan(std::move(a), probe,
-                         {.private_dir = {}, .device_depfiles = true, .cuid_root = {}, .tool = {}});
+    split::Plan plan = split::make_plan(std::move(a), probe,
+                                        {.private_dir = {},
+                                         .device_depfiles = true,
+                                         .cuid_root = {},
+                                         .tool = {},
+                                         .distribute = {},
+                                         .preprocessed_dir = {},
+                                         .host_triple = {}});
     regen::Carry c = carry_for("k.o");
     std::vector<ninja::NewStatement> shared;
     std::vector<ninja::NewStatement> edges =

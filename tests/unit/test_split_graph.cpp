@@ -16,9 +16,14 @@ TEST_CASE("graph: device edges read the source, the bundle reads them, the host 
     REQUIRE(a.decision.split());
     auto probe = test::fake_probe({"gfx906", "gfx90a"});
     probe::apply_probe(a, probe);
-    Plan plan =
-        make_plan(std::move(a), probe,
-                  {.private_dir = {}, .device_depfiles = true, .cuid_root = {}, .tool = {}});
+    Plan plan = make_plan(std::move(a), probe,
+                          {.private_dir = {},
+                           .device_depfiles = true,
+                           .cuid_root = {},
+                           .tool = {},
+                           .distribute = {},
+                           .preprocessed_dir = {},
+                           .host_triple = {}});
     auto spell = [](const Step& s, const std::string& p) { return "[" + s.cwd + "]" + p; };
     auto edges = plan_edges(plan, spell);
     REQUIRE(edges.size() == 4);

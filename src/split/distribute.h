@@ -1,0 +1,58 @@
+// Device compiles sent to an icecream (icecc) or distcc farm. Neither engine
+// distributes `-x hip`, so a distributed device compile is two steps per
+// architecture (docs/distributed.md): a local preprocess step writing the
+// bundled device source (`-E --gpu-bundle-output`) and its depfile, and a
+// compile of that file (`-xhip-cpp-output`) that the engine may send away.
+//
+// The trap: an *unbundled* preprocessed file compiled as hip-cpp-output exits
+// 0 and writes a code object without kernels. `phc-ninja device-ii` runs both
+// steps and refuses any file that does not hold the architecture's device
+// section: the preprocess step removes its output, the compile step never
+// starts the engine.
+#pragma once
+
+#include "compile/command.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace phc::split {
+
+/// The distribution engine of the device compiles.
+enum class Engine { None, Icecc, Distcc };
+
+/// "none", "icecc", "distcc".
+std::string_view engine_name(Engine e);
+
+/// The engine a name means ("icecc", "distcc", "none"); nullopt for others.
+std::optional<Engine> engine_from_name(std::string_view name);
+
+/// The engine a compile's launcher already is (icecc, distcc), else None.
+Engine engine_of(const compile::CompileCommand& c);
+
+/// The first line of a text bundle's section for `entry` ("// __CLANG_OFFLOAD_BUNDLE____START__ ").
+inline constexpr std::string_view kSectionStart = "// __CLANG_OFFLOAD_BUNDLE____START__ ";
+/// The last line's start.
+inline constexpr std::string_view kSectionEnd = "// __CLANG_OFFLOAD_BUNDLE____END__ ";
+
+/// True when the text bundle `text` holds a complete device section for the
+/// target ID `arch` (an entry "hip-amdgcn-amd-amdhsa-<arch>" or
+/// "hipv4-amdgcn-amd-amdhsa--<arch>", its START and END lines).
+bool has_device_section(std::string_view text, std::string_view arch);
+
+/// True when `text` holds a host section ("host-..." entry).
+bool has_host_section(std::string_view text);
+
+/// The host section clang-15's unbundler needs in a device-only text bundle
+/// (an *empty* one makes clang-offload-bundler 15 crash): one empty line, for
+/// the host `triple` ("x86_64-pc-linux-gnu"). clang-19 needs none; it does no harm.
+std::string host_stub(std::string_view triple);
+
+/// `phc-ninja device-ii`: the two steps of a distributed device compile.
+///   --arch A --output P [--host-triple T] -- COMPILER... : preprocess, check
+///     that P holds A's device section (else remove it and fail), add the host stub;
+///   --arch A --input P -- [ENGINE] COMPILER... : check P, then become the compile.
+int device_ii_main(int argc, char** argv);
+
+} // namespace phc::split

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Device compiles on a distcc farm of one: distccd on 127.0.0.1 on a free
+# port, its state, temporary files and log in this suite's folder, started
+# and stopped by its PID. A hand-written manifest (clang-15, two
+# architectures; a plain object, one with a static __device__ variable in an
+# anonymous namespace, an -fgpu-rdc one, a link) through `regen --distribute
+# distcc`: the daemon's log shows every device compile ran there; every
+# object, bundle and the linked program is identical (cmp) to the local
+# split's; the launcher's own distcc (no option) distributes too; the
+# kernel-less trap fails the build both ways (an unbundled preprocessed file
+# is refused, also one put in place after a build); the daemon stopped
+# midway, and down, still gives identical outputs (distcc compiles locally).
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+command -v distccd >/dev/null 2>&1 || { echo "SKIP: distccd is not installed (scripts/setup)"; exit 0; }
+dir=$(suite_dir distribute_distcc)
+cd "$dir" || exit 1
+mkdir -p tmp daemon client
+chmod 777 daemon
+export TMPDIR=$dir/tmp PHC_PROBE_CACHE=$dir/probes.json
+
+# --- the daemon ---------------------------------------------------------------
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+daemon_pid=
+start_daemon() {
+  : >daemon/log
+  chmod 666 daemon/log
+  local user=()
+  [ "$(id -u)" -eq 0 ] && user=(--user distccd) # distccd refuses to run as root
+  TMPDIR=$dir/daemon distccd --daemon --no-detach --listen 127.0.0.1 --port "$port" \
+    --allow 127.0.0.1 --jobs 2 "${user[@]}" --log-file "$dir/daemon/log" --log-level info \
+    </dev/null >/dev/null 2>&1 &
+  daemon_pid=$!
+  for _ in $(seq 50); do
+    grep -q "listening on 127.0.0.1:$port" daemon/log 2>/dev/null && return 0
+    sleep 0.1
+  done
+  fail "distccd did not start: $(cat daemon/log)"
+}
+stop_daemon() {
+  [ -n "$daemon_pid" ] || return 0
+  kill "$daemon_pid" 2>/dev/null || true
+  wait "$daemon_pid" 2>/dev/null || true
+  daemon_pid=
+}
+trap stop_daemon EXIT
+start_daemon
+export DISTCC_HOSTS="127.0.0.1:$port/2" DISTCC_DIR=$dir/client DISTCC_LOG=$dir/client/log
+
+# --- the project ----------------------------------------------------------------
+mkdir -p src
+cat >src/k.hip <<'K'
+#include <hip/hip_runtime.h>
+namespace { __global__ void hidden(float* p) { p[threadIdx.x] += 1.0f; } }
+static __device__ int calls;
+__global__ void scale(float* p) { atomicAdd(&calls, 1); p[threadIdx.x] *= 2.0f; }
+void run_scale(float* p) { scale<<<1, 64>>>(p); hidden<<<1, 64>>>(p); }
+K
+cat >src/m.hip <<'K'
+#include <hip/hip_runtime.h>
+__global__ void fill(float* p) { p[threadIdx.x] = 1.0f; }
+void run_scale(float* p);
+int main() { float* p = nullptr; fill<<<1, 64>>>(p); run_scale(p); return 0; }
+K
+cat >src/r.hip <<'K'
+#include <hip/hip_runtime.h>
+__device__ int twice(int x) { return 2 * x; }
+__global__ void use(int* p) { p[0] = twice(p[0]); }
+K
+two="--offload-arch=gfx906 --offload-arch=gfx90a"
+# project CC: a manifest whose compiles run CC (with its launcher, if any)
+project() {
+  cat <<R
+rule hip
+  command = $1 -x hip $HIP_FLAGS_DEFAULT -O2 -Wall -Werror -I../inc -DTWO=2 \$flags -MD -MT \$out -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+  description = CC \$out
+rule link
+  command = clang++-15 --rocm-path=/usr --hip-link \$in -o \$out
+build k.o: hip ../src/k.hip
+  flags = $two
+build m.o: hip ../src/m.hip
+  flags = $two
+build r.o: hip ../src/r.hip
+  flags = -fgpu-rdc $two
+build app: link k.o m.o
+R
+}
+outputs="k.o m.o r.o app k.o.phc/bundle.hipfb m.o.phc/bundle.hipfb k.o.phc/gfx906.o k.o.phc/gfx90a.o r.o.phc/gfx906.o r.o.phc/gfx90a.o"
+# same A B: every output of the build in A is byte-identical to B's
+same() {
+  local o
+  for o in $outputs; do
+    cmp "$1/$o" "$2/$o" || fail "$1/$o differs from $2/$o"
+  done
+}
+remote_runs() { grep -c 'COMPILE_OK.*cpp\.phc/' daemon/log || true; }
+
+mkdir -p local dist inc auto
+project clang++-15 >local/build.ninja
+project clang++-15 >dist/build.ninja
+project "distcc clang++-15" >auto/build.ninja
+(cd local && "$PHC" regen -q && ninja >/dev/null) || fail "local split build failed"
+pass "local split built"
+
+# --- distributed: the log shows each device compile ran on the daemon --------
+(cd dist && "$PHC" regen --distribute distcc --remote-jobs 4 --explain) >dist.out ||
+  fail "regen --distribute distcc failed: $(cat dist.out)"
+grep -q "split       k.o  \[gfx906 gfx90a\]  device compiles: distcc" dist.out ||
+  fail "--explain does not say the device compiles go to distcc: $(cat dist.out)"
+grep -q "6 device compiles sent to distcc" dist.out || fail "summary: $(tail -1 dist.out)"
+grep -q "^pool phc_hip_remote$" dist/build.ninja || fail "no remote pool"
+grep -q "clang-offload-bundler" dist/build.ninja || fail "no bundler"
+if grep "clang-offload-bundler" dist/build.ninja | grep -q distcc; then fail "the bundler is wrapped"; fi
+(cd dist && ninja >../dist.build 2>&1) || fail "distributed build failed: $(cat dist.build)"
+expect_eq "device compiles run by distccd" 6 "$(remote_runs)"
+same dist local
+pass "6 device compiles ran on distccd; every object, bundle and the program identical to the local split's"
+(cd dist && ninja -n | grep -q "no work to do") || fail "distributed build is not a no-op"
+
+# A header only device code reads rebuilds through its preprocess edges.
+cat >inc/dev.h <<'K'
+#pragma once
+K
+sed -i '1i #include "dev.h"' src/r.hip
+(cd dist && ninja >/dev/null && ninja -n | grep -q "no work to do") || fail "rebuild after a header"
+touch inc/dev.h
+work=$(cd dist && ninja -n | grep -c 'HIP preprocess' || true)
+expect_eq "preprocess edges a header touch reruns" 2 "$work"
+(cd dist && ninja >/dev/null) || fail "rebuild after touching a header"
+(cd local && ninja >/dev/null) || fail "local rebuild"
+same dist local
+pass "a header touch reruns the preprocess edges that read it; outputs identical"
+
+# --- the launcher already is distcc: no option needed -------------------------
+(cd auto && "$PHC" regen --explain) >auto.out || fail "regen of a distcc build failed"
+grep -q "device compiles: distcc" auto.out || fail "a distcc launcher's compiles stay local: $(cat auto.out)"
+before=$(remote_runs)
+(cd auto && ninja >/dev/null 2>&1) || fail "auto-distributed build failed"
+expect_eq "device compiles sent by the launcher's distcc" $((before + 6)) "$(remote_runs)"
+same auto local
+pass "with distcc as the compile's launcher the device compiles go to distccd, identical"
+
+# --- the trap: an unbundled preprocessed file never becomes a code object ----
+mkdir -p trapbin trap
+cat >trapbin/clang++ <<'W'
+#!/bin/sh
+# clang++-15 with the device source unbundled: the kernel-less trap.
+for a in "$@"; do
+  shift
+  if [ "$a" = --gpu-bundle-output ]; then set -- "$@" --no-gpu-bundle-output; else set -- "$@" "$a"; fi
+done
+exec clang++-15 "$@"
+W
+chmod +x trapbin/clang++
+project "$dir/trapbin/clang++" >trap/build.ninja
+(cd trap && "$PHC" regen -q --distribute distcc) || fail "regen of the trap build failed"
+if (cd trap && ninja >../trap.out 2>&1); then fail "a build with unbundled preprocessed files succeeded"; fi
+grep -q "holds no device section for gfx9" trap.out || fail "the refusal is not told: $(cat trap.out)"
+[ ! -e trap/k.o.phc/gfx906.o ] || fail "a device object was written from an unbundled file"
+ls trap/cpp.phc/k.o.phc/*.ii >/dev/null 2>&1 && fail "an unbundled preprocessed file was left behind"
+# One put in place after a build: ninja reruns its preprocess edge (the deps
+# record is older than the file); the compile edge's command alone refuses it.
+ii=dist/cpp.phc/k.o.phc/gfx906.ii
+clang++-15 -x hip $HIP_FLAGS_DEFAULT -O2 --offload-arch=gfx906 -E --offload-device-only \
+  --no-gpu-bundle-output src/k.hip -o "$ii"
+compile=$(cd dist && ninja -t commands k.o.phc/gfx906.o | tail -1)
+case "$compile" in *"device-ii --arch gfx906 --input cpp.phc/k.o.phc/gfx906.ii -- distcc "*) ;;
+  *) fail "unexpected compile command: $compile" ;; esac
+rm -f dist/k.o.phc/gfx906.o
+if (cd dist && sh -c "$compile" >../trap2.out 2>&1); then fail "an unbundled file put in place was compiled"; fi
+grep -q "holds no device section for gfx906" trap2.out || fail "not told: $(cat trap2.out)"
+[ ! -e dist/k.o.phc/gfx906.o ] || fail "a device object was written from an unbundled file"
+(cd dist && ninja >/dev/null) || fail "the build after the trap failed"
+same dist local
+pass "the kernel-less trap fails the build (preprocess and compile steps refuse unbundled files)"
+rm -f "$ii"
+
+# --- the engine stopped midway, then down: distcc compiles locally ----------
+(cd dist && ninja -t clean >/dev/null)
+before=$(remote_runs)
+(cd dist && ninja -j1 >../midway.out 2>&1) &
+build_pid=$!
+for _ in $(seq 600); do
+  [ "$(remote_runs)" -gt "$before" ] && break
+  sleep 0.05
+done
+stop_daemon
+wait "$build_pid" || fail "the build with the daemon stopped midway failed: $(cat midway.out)"
+same dist local
+pass "daemon stopped midway: the build finished locally, outputs identical"
+(cd dist && ninja -t clean >/dev/null && ninja >../down.out 2>&1) || fail "build with the daemon down failed"
+same dist local
+pass "daemon down: every compile ran locally, outputs identical"

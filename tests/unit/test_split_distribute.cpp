@@ -1,0 +1,238 @@
+#include "edges/policy.h"
+#include "fake_probe.h"
+#include "ninja/writer.h"
+#include "scratch.h"
+#include "split/distribute.h"
+#include "split/plan.h"
+#include "util/file.h"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <filesystem>
+
+using namespace phc;
+using namespace phc::split;
+using phc::test::fake_probe;
+
+namespace {
+
+Plan make(const std::string& cmd, PlanOptions o) {
+    compile::Analysis a = compile::analyze_string(cmd, {});
+    REQUIRE_MESSAGE(a.decision.split(), a.decision.text);
+    probe::ProbeResult p = fake_probe({"gfx906", "gfx90a:xnack+"});
+    probe::apply_probe(a, p);
+    REQUIRE(a.decision.split());
+    o.tool = "/opt/phc-ninja";
+    return make_plan(std::move(a), p, o);
+}
+
+bool has(const std::vector<std::string>& v, const std::string& w) {
+    return std::find(v.begin(), v.end(), w) != v.end();
+}
+
+/// The words of `v` after the first "--" (the command device-ii runs).
+std::vector<std::string> after_dashes(const std::vector<std::string>& v) {
+    auto at = std::find(v.begin(), v.end(), "--");
+    REQUIRE(at != v.end());
+    return {at + 1, v.end()};
+}
+
+const std::string kCmd = "clang++-15 -x hip -O2 -DX=1 -Iinc -include pre.h "
+                         "--offload-arch=gfx90a:xnack+ --offload-arch=gfx906 "
+                         "-MD -MT k.o -MF k.o.d -c k.hip -o k.o";
+
+const std::string kSection = "// __CLANG_OFFLOAD_BUNDLE____START__ hip-amdgcn-amd-amdhsa-gfx906\n"
+                             "__global__ void k() {}\n"
+                             "// __CLANG_OFFLOAD_BUNDLE____END__ hip-amdgcn-amd-amdhsa-gfx906\n";
+
+int run_device_ii(std::vector<std::string> words) {
+    words.insert(words.begin(), {"phc-ninja", "device-ii"});
+    std::vector<char*> argv;
+    for (auto& w : words)
+        argv.push_back(w.data());
+    return device_ii_main(static_cast<int>(argv.size() - 1), argv.data() + 1);
+}
+
+} // namespace
+
+TEST_CASE("distribute: engines by name and by the compile's launcher") {
+    CHECK(engine_from_name("icecc") == Engine::Icecc);
+    CHECK(engine_from_name("distcc") == Engine::Distcc);
+    CHECK(engine_from_name("none") == Engine::None);
+    CHECK(!engine_from_name("ccache"));
+    auto r = compile::recognise("/usr/bin/icecc clang++-15 -c a.hip");
+    REQUIRE(r.command);
+    CHECK(engine_of(*r.command) == Engine::Icecc);
+    r = compile::recognise("ccache clang++-15 -c a.hip");
+    REQUIRE(r.command);
+    CHECK(engine_of(*r.command) == Engine::None);
+}
+
+TEST_CASE("distribute: the bundle markers") {
+    CHECK(has_device_section(kSection, "gfx906"));
+    CHECK(!has_device_section(kSection, "gfx90a"));
+    CHECK(!has_device_section("__global__ void k() {}\n", "gfx906")); // the trap: unbundled
+    // A section cut short (no END line) is no section.
+    CHECK(!has_device_section(kSection.substr(0, kSection.rfind("// __CLANG")), "gfx906"));
+    CHECK(has_device_section(
+        "// __CLANG_OFFLOAD_BUNDLE____START__ hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+\n"
+        "// __CLANG_OFFLOAD_BUNDLE____END__ hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+\n",
+        "gfx90a:xnack+"));
+    CHECK(!has_host_section(kSection));
+    const std::string stub = host_stub("x86_64-pc-linux-gnu");
+    CHECK(stub == "\n// __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-pc-linux-gnu\n\n"
+                  "// __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-pc-linux-gnu\n");
+    CHECK(has_host_section(kSection + stub));
+}
+
+TEST_CASE("distribute: a preprocess step and a compile of only its output per architecture") {
+    PlanOptions o;
+    o.distribute = Engine::Distcc;
+    o.device_depfiles = true;
+    Plan p = make(kCmd, o);
+    CHECK(p.engine == Engine::Distcc);
+    CHECK(p.local_reason.empty());
+    REQUIRE(p.steps.size() == 6); // 2 x (preprocess, device), bundle, host
+    for (size_t k = 0; k < 2; ++k) {
+        const Step& pre = p.steps[2 * k];
+        const Step& dev = p.steps[2 * k + 1];
+        const std::string safe = safe_arch(pre.arch);
+        CHECK(pre.kind == StepKind::Preprocess);
+        CHECK(dev.kind == StepKind::Device);
+        CHECK(pre.inputs == std::vector<std::string>{"k.hip"});
+        CHECK(pre.outputs == std::vector<std::string>{"cpp.phc/k.o.phc/" + safe + ".ii"});
+        CHECK(pre.depfile == "cpp.phc/k.o.phc/" + safe + ".d");
+        // By construction: the compile reads nothing but the preprocess step's output.
+        CHECK(dev.inputs == pre.outputs);
+        CHECK(dev.depfile.empty());
+        CHECK(dev.outputs == std::vector<std::string>{"k.o.phc/" + safe + ".o"});
+        const auto pc = after_dashes(pre.argv);
+        CHECK(pre.argv[0] == "/opt/phc-ninja");
+        CHECK(pre.argv[1] == "device-ii");
+        CHECK(has(pre.argv, "--output"));
+        CHECK(pc[0] == "clang++-15");
+        CHECK(has(pc, "-E"));
+        CHECK(has(pc, "--gpu-bundle-output"));
+        CHECK(has(pc, "--offload-device-only"));
+        CHECK(!has(pc, "-c"));
+        CHECK(has(pc, "-cuid=" + p.cuid));
+        CHECK(has(pc, "--offload-arch=" + pre.arch));
+        CHECK(has(pc, "-MT"));
+        CHECK(has(pc, pre.outputs[0])); // the depfile names the edge's output
+        const auto dc = after_dashes(dev.argv);
+        CHECK(has(dev.argv, "--input"));
+        CHECK(dc[0] == "distcc");
+        CHECK(dc[1] == "clang++-15");
+        // The joined language directly before the input, which starts with 'c'.
+        REQUIRE(dc.size() > 3);
+        CHECK(dc[dc.size() - 3] == "-c");
+        CHECK(dc[dc.size() - 2] == "-xhip-cpp-output");
+        CHECK(dc.back() == pre.outputs[0]);
+        CHECK(std::count(dc.begin(), dc.end(), "-c") == 1);
+        for (const char* w : {"-x", "hip", "k.hip", "-DX=1", "-Iinc", "-include", "pre.h", "-MD",
+                              "-MF", "-E", "--gpu-bundle-output"})
+            CHECK_MESSAGE(!has(dc, w), w);
+        CHECK(has(dc, "-Xclang"));
+        CHECK(has(dc, "-cuid=" + p.cuid));
+        CHECK(has(dc, "--no-gpu-bundle-output"));
+        CHECK(has(dc, "-O2"));
+    }
+    // The bundler and the host compile are never wrapped.
+    CHECK(p.steps[4].kind == StepKind::Bundle);
+    CHECK(!has(p.steps[4].argv, "distcc"));
+    CHECK(!has(p.steps[5].argv, "distcc"));
+}
+
+TEST_CASE("distribute: the launcher's engine, kept words; none keeps today's device steps") {
+    const std::string cmd = "/usr/bin/icecc " + kCmd;
+    Plan p = make(cmd, {});
+    CHECK(p.engine == Engine::Icecc);
+    CHECK(after_dashes(p.steps[1].argv)[0] == "/usr/bin/icecc");
+    PlanOptions never;
+    never.distribute = Engine::None;
+    Plan q = make(cmd, never);
+    CHECK(q.engine == Engine::None);
+    CHECK(q.local_reason.empty());
+    CHECK(q.steps[0].kind == StepKind::Device);
+    CHECK(q.steps.size() == 4);
+}
+
+TEST_CASE("distribute: where the shape cannot be used, the reason") {
+    PlanOptions o;
+    o.distribute = Engine::Distcc;
+    o.private_dir = "/tmp/phc-launch-1-abcdef";
+    Plan p = make(kCmd, o);
+    CHECK(p.engine == Engine::None);
+    CHECK(p.local_reason.find("starts with 'c'") != std::string::npos);
+    CHECK(p.steps[0].kind == StepKind::Device);
+    o.distribute = Engine::Icecc; // icecc reads any path
+    CHECK(make(kCmd, o).engine == Engine::Icecc);
+    o.private_dir.clear();
+    Plan h = make("hipcc --offload-arch=gfx906 --offload-arch=gfx90a:xnack+ -c k.hip -o k.o", o);
+    CHECK(h.engine == Engine::None);
+    CHECK(h.local_reason.find("hipcc") != std::string::npos);
+}
+
+TEST_CASE("distribute: the edges (local preprocess, remote pool, bundle as ever)") {
+    PlanOptions o;
+    o.distribute = Engine::Icecc;
+    o.device_depfiles = true;
+    Plan p = make(kCmd, o);
+    edges::Carry c;
+    c.outputs = {"k.o"};
+    c.inputs = {"k.hip"};
+    c.order_only = {"gen.h"};
+    c.deps = "gcc";
+    c.depfile = "k.o.d";
+    edges::Policy policy;
+    policy.remote_pool = true;
+    auto e = edges::compile_edges(p, c, policy);
+    REQUIRE(e);
+    const std::string& t = e->text;
+    CAPTURE(t);
+    CHECK(t.find("rule PHC_HIP_DEVICE_PP_") != std::string::npos);
+    CHECK(t.find("description = HIP icecc $PHC_ARCH k.o\n  pool = phc_hip_remote\n") !=
+          std::string::npos);
+    CHECK(t.find("depfile = cpp.phc/k.o.phc/$PHC_SAFE.d") != std::string::npos);
+    // The preprocess edges read the source and the original's order-only inputs.
+    CHECK(t.find("build cpp.phc/k.o.phc/gfx906.ii: PHC_HIP_DEVICE_PP_") != std::string::npos);
+    CHECK(t.find(" k.hip || gen.h\n") != std::string::npos);
+    CHECK(t.find("build k.o.phc/gfx906.o: PHC_HIP_DEVICE_") != std::string::npos);
+    CHECK(t.find(": PHC_HIP_DEVICE_PP_") < t.find("build k.o.phc/gfx906.o"));
+    // The remote compile's only input is the preprocessed file.
+    CHECK(t.find(" cpp.phc/k.o.phc/gfx906.ii\n  PHC_ARCH = gfx906\n") != std::string::npos);
+    CHECK(t.find("icecc /usr/lib/llvm-15/bin/clang-offload-bundler") == std::string::npos);
+    std::string rules;
+    for (const auto& st : edges::split_rules(edges::Names{}, 0, 7))
+        if (auto ok = ninja::render_to(rules, st); !ok) FAIL(ok.error().message);
+    CHECK(rules.find("pool phc_hip_remote\n  depth = 7\n") != std::string::npos);
+}
+
+TEST_CASE("device-ii: an unbundled file is never compiled, and never left behind") {
+    test::ScratchDir dir;
+    const std::string bad = dir.file("bad.ii"), good = dir.file("good.ii");
+    REQUIRE(util::write_file_atomic(bad, "__global__ void k() {}\n"));
+    // The compile step refuses before it runs anything (`false` would fail too:
+    // `true` would exec and end this test binary, so the refusal must come first).
+    CHECK(run_device_ii({"--arch", "gfx906", "--input", bad, "--", "true"}) == 1);
+    // The preprocess step: a compiler that writes an unbundled file fails, its output removed.
+    CHECK(run_device_ii({"--arch", "gfx906", "--output", bad, "--host-triple",
+                         "x86_64-pc-linux-gnu", "--", "sh", "-c", "printf 'int x;\\n' > " + bad}) ==
+          1);
+    CHECK(!std::filesystem::exists(bad));
+    // One with another architecture's section fails too.
+    CHECK(
+        run_device_ii({"--arch", "gfx90a", "--output", good, "--host-triple", "x86_64-pc-linux-gnu",
+                       "--", "sh", "-c", "cat > " + good + " <<'E'\n" + kSection + "E"}) == 1);
+    CHECK(!std::filesystem::exists(good));
+    // The right one gets the host section clang-15 needs.
+    CHECK(
+        run_device_ii({"--arch", "gfx906", "--output", good, "--host-triple", "x86_64-pc-linux-gnu",
+                       "--", "sh", "-c", "cat > " + good + " <<'E'\n" + kSection + "E"}) == 0);
+    auto text = util::read_file(good);
+    REQUIRE(text);
+    CHECK(*text == kSection + host_stub("x86_64-pc-linux-gnu"));
+    // The compiler's own failure is the step's.
+    CHECK(run_device_ii({"--arch", "gfx906", "--output", good, "--", "sh", "-c", "exit 3"}) == 3);
+    CHECK(run_device_ii({"--arch", "gfx906", "--", "true"}) == 2); // neither --input nor --output
+}
