@@ -153,6 +153,8 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     opts.private_dir = private_dir;
     // PHC_OVERLAP_HOST=1: the host compile beside the device compiles (plan.h).
     opts.overlap_host = util::get("PHC_OVERLAP_HOST") == "1";
+    // PHC_DISTRIBUTE=icecc|distcc|none: the device compiles' engine (plan.h).
+    if (auto d = util::get("PHC_DISTRIBUTE")) opts.distribute = split::engine_from_name(*d);
     const auto basedir = util::get("CCACHE_BASEDIR");
     opts.cuid_root = split::root_from_basedir(basedir ? basedir->c_str() : nullptr);
     auto plan = split::plan(std::move(a), cache, opts);

@@ -18,6 +18,10 @@ constexpr Setting kSettings[] = {
      "phc-launch"},
     {"PHC_COMPILER", "none",
      "the compiler to run: every argument of phc-launch is then the compiler's", "phc-launch"},
+    {"PHC_DISTRIBUTE", "auto",
+     "icecc, distcc: send device compiles there (--distribute); none: never; auto: when the "
+     "launcher is one",
+     "phc-launch"},
     {"PHC_JOBS", "half the CPUs, at least 1", "device compiles at once without a make jobserver",
      "phc-launch"},
     {"PHC_MEMORY", "the cgroup's memory limit, else the machine's memory, less 10%",
