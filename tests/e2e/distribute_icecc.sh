@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Device compiles on an icecream farm, in a private network namespace
+# (`unshare --net`: only loopback; icecream's daemons broadcast on every
+# interface) and mount namespace (/tmp is this suite's folder): one
+# icecc-scheduler, a local iceccd that takes no jobs and a "remote" iceccd,
+# talking through ICECC_TEST_SOCKET sockets as icecream's own test suite does,
+# both daemons as user icecc with CAP_SYS_CHROOT only; the remote one sees an
+# idle stand-in for /proc/stat (the scheduler never picks a busy host). The
+# environment (chroot) is built here: icecc-create-env of clang-15 with lld,
+# repacked with the bundler where the driver looks, the device libraries, a
+# writable /tmp and /dev/null. A hand-written manifest (clang-15, two
+# architectures, an -fgpu-rdc object, a link) through `regen --distribute
+# icecc`: the remote daemon's log shows every device compile; every output is
+# identical (cmp) to the local split's; icecc as the compile's launcher
+# distributes without the option; the kernel-less trap fails the build; the
+# remote daemon stopped midway still gives identical outputs (icecc compiles
+# locally).
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+command -v iceccd >/dev/null 2>&1 || { echo "SKIP: icecream is not installed (scripts/setup)"; exit 0; }
+if [ -z "${PHC_ICECC_NS:-}" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: needs root to make a network namespace and run iceccd as user icecc"
+    exit 0
+  fi
+  if ! unshare --net --mount true 2>/dev/null; then
+    echo "SKIP: cannot create network and mount namespaces here (unshare --net --mount)"
+    exit 0
+  fi
+  PHC_ICECC_NS=1 exec unshare --net --mount --propagation private bash "$0" "$@"
+fi
+ip link set lo up
+dir=$(suite_dir distribute_icecc)
+cd "$dir" || exit 1
+mkdir -p tmp ice
+mount --bind "$dir/tmp" /tmp
+chmod 1777 "$dir/tmp"
+export TMPDIR=/tmp PHC_PROBE_CACHE=$dir/probes.json
+ice=$dir/ice
+
+# --- the environment the remote compiles run in ----------------------------------
+(cd ice && icecc-create-env --clang /usr/bin/clang-15 --addfile /usr/bin/lld >create-env.log 2>&1) ||
+  fail "icecc-create-env failed: $(tail -5 ice/create-env.log)"
+mkdir -p ice/root
+tar -C ice/root -xzf ice/*.tar.gz
+rm -f ice/*.tar.gz
+bundler=/usr/lib/llvm-15/bin/clang-offload-bundler
+cp "$bundler" ice/root/usr/bin/clang-offload-bundler
+bitcode=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
+mkdir -p "ice/root$bitcode" ice/root/tmp ice/root/dev "ice/root$ice/daemon-tmp"
+cp "$bitcode"/*.bc "ice/root$bitcode/"
+chmod 1777 ice/root/tmp "ice/root$ice/daemon-tmp"
+: >ice/root/dev/null
+chmod 666 ice/root/dev/null
+tar -C ice/root -cf - . | gzip -1 >ice/env.tar.gz
+rm -rf ice/root
+pass "environment: clang-15, lld, the bundler, the device libraries ($(du -m ice/env.tar.gz | cut -f1) MB)"
+
+# --- the farm -------------------------------------------------------------------------
+mkdir -p ice/daemon-tmp ice/envs-local ice/envs-remote
+# An idle machine for the scheduler: it never sends work to a host at full load.
+printf 'cpu  100 0 100 100000000 0 0 0 0 0 0\ncpu0 100 0 100 100000000 0 0 0 0 0 0\n' >ice/stat
+chown -R icecc ice
+as_icecc=(setpriv --reuid icecc --regid icecc --clear-groups --inh-caps +sys_chroot
+  --ambient-caps +sys_chroot)
+"${as_icecc[@]}" icecc-scheduler -p 8767 -l "$ice/scheduler.log" -v -v -v </dev/null >/dev/null 2>&1 &
+scheduler_pid=$!
+ICECC_TEST_SOCKET=$ice/socket-local TMPDIR=$ice/daemon-tmp "${as_icecc[@]}" iceccd --no-remote \
+  -s localhost:8767 -b "$ice/envs-local" -l "$ice/local.log" -N localice -m 2 -v -v -v \
+  </dev/null >/dev/null 2>&1 &
+local_pid=$!
+start_remote() {
+  ICECC_TEST_SOCKET=$ice/socket-remote TMPDIR=$ice/daemon-tmp unshare --mount --propagation private \
+    sh -c 'mount --bind "$1/stat" /proc/stat && shift && exec "$@"' sh "$ice" \
+    "${as_icecc[@]}" iceccd -p 10246 -s localhost:8767 -b "$ice/envs-remote" -l "$ice/remote.log" \
+    -N remote1 -m 2 -v -v -v </dev/null >/dev/null 2>&1 &
+  remote_pid=$!
+}
+start_remote
+stop_all() {
+  local p
+  for p in ${remote_pid:-} ${local_pid:-} ${scheduler_pid:-}; do
+    kill "$p" 2>/dev/null || true
+  done
+  for p in ${remote_pid:-} ${local_pid:-} ${scheduler_pid:-}; do
+    wait "$p" 2>/dev/null || true
+  done
+}
+trap stop_all EXIT
+for _ in $(seq 100); do
+  grep -q "remote1" ice/scheduler.log 2>/dev/null && grep -q "localice" ice/scheduler.log 2>/dev/null && break
+  sleep 0.1
+done
+grep -q "remote1" ice/scheduler.log || fail "the remote daemon did not log in: $(tail -5 ice/remote.log)"
+export ICECC_TEST_SOCKET=$ice/socket-local ICECC_TEST_REMOTEBUILD=1 ICECC_PREFERRED_HOST=remote1
+export ICECC_VERSION=$ice/env.tar.gz ICECC_LOGFILE=$ice/client.log
+pass "scheduler, local and remote daemon up"
+
+# --- the project ----------------------------------------------------------------
+mkdir -p src
+cat >src/k.hip <<'K'
+#include <hip/hip_runtime.h>
+namespace { __global__ void hidden(float* p) { p[threadIdx.x] += 1.0f; } }
+static __device__ int calls;
+__global__ void scale(float* p) { atomicAdd(&calls, 1); p[threadIdx.x] *= 2.0f; }
+void run_scale(float* p) { scale<<<1, 64>>>(p); hidden<<<1, 64>>>(p); }
+K
+cat >src/m.hip <<'K'
+#include <hip/hip_runtime.h>
+__global__ void fill(float* p) { p[threadIdx.x] = 1.0f; }
+void run_scale(float* p);
+int main() { float* p = nullptr; fill<<<1, 64>>>(p); run_scale(p); return 0; }
+K
+cat >src/r.hip <<'K'
+#include <hip/hip_runtime.h>
+__device__ int twice(int x) { return 2 * x; }
+__global__ void use(int* p) { p[0] = twice(p[0]); }
+K
+two="--offload-arch=gfx906 --offload-arch=gfx90a"
+project() {
+  cat <<R
+rule hip
+  command = $1 -x hip $HIP_FLAGS_DEFAULT -O2 -Wall -Werror \$flags -MD -MT \$out -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+  description = CC \$out
+rule link
+  command = clang++-15 --rocm-path=/usr --hip-link \$in -o \$out
+build k.o: hip ../src/k.hip
+  flags = $two
+build m.o: hip ../src/m.hip
+  flags = $two
+build r.o: hip ../src/r.hip
+  flags = -fgpu-rdc $two
+build app: link k.o m.o
+R
+}
+outputs="k.o m.o r.o app k.o.phc/bundle.hipfb m.o.phc/bundle.hipfb k.o.phc/gfx906.o k.o.phc/gfx90a.o r.o.phc/gfx906.o r.o.phc/gfx90a.o"
+same() {
+  local o
+  for o in $outputs; do
+    cmp "$1/$o" "$2/$o" || fail "$1/$o differs from $2/$o"
+  done
+}
+remote_runs() { grep -c "Remote compilation completed with exit code 0" ice/remote.log || true; }
+
+mkdir -p local dist auto trap
+project clang++-15 >local/build.ninja
+project clang++-15 >dist/build.ninja
+project "icecc clang++-15" >auto/build.ninja
+(cd local && "$PHC" regen -q && ninja >/dev/null) || fail "local split build failed"
+pass "local split built"
+
+(cd dist && "$PHC" regen --distribute icecc --remote-jobs 4 --explain) >dist.out ||
+  fail "regen --distribute icecc failed: $(cat dist.out)"
+grep -q "split       k.o  \[gfx906 gfx90a\]  device compiles: icecc" dist.out ||
+  fail "--explain does not say the device compiles go to icecc: $(cat dist.out)"
+grep -q "6 device compiles sent to icecc" dist.out || fail "summary: $(tail -1 dist.out)"
+if grep "clang-offload-bundler" dist/build.ninja | grep -q icecc; then fail "the bundler is wrapped"; fi
+(cd dist && ninja >../dist.build 2>&1) || fail "distributed build failed: $(cat dist.build)"
+expect_eq "device compiles the remote daemon ran" 6 "$(remote_runs)"
+same dist local
+pass "6 device compiles ran on the remote iceccd; every object, bundle and the program identical to the local split's"
+
+(cd auto && "$PHC" regen --explain) >auto.out || fail "regen of an icecc build failed"
+grep -q "device compiles: icecc" auto.out || fail "an icecc launcher's compiles stay local: $(cat auto.out)"
+before=$(remote_runs)
+(cd auto && ninja >/dev/null 2>&1) || fail "auto-distributed build failed"
+expect_eq "device compiles sent by the launcher's icecc" $((before + 6)) "$(remote_runs)"
+same auto local
+pass "with icecc as the compile's launcher the device compiles go to the farm, identical"
+
+# The trap: a compiler that writes unbundled device sources fails the build.
+mkdir -p trapbin
+cat >trapbin/clang++ <<'W'
+#!/bin/sh
+for a in "$@"; do
+  shift
+  if [ "$a" = --gpu-bundle-output ]; then set -- "$@" --no-gpu-bundle-output; else set -- "$@" "$a"; fi
+done
+exec clang++-15 "$@"
+W
+chmod +x trapbin/clang++
+project "$dir/trapbin/clang++" >trap/build.ninja
+(cd trap && "$PHC" regen -q --distribute icecc) || fail "regen of the trap build failed"
+if (cd trap && ninja >../trap.out 2>&1); then fail "a build with unbundled preprocessed files succeeded"; fi
+grep -q "holds no device section for gfx9" trap.out || fail "the refusal is not told: $(cat trap.out)"
+[ ! -e trap/k.o.phc/gfx906.o ] || fail "a device object was written from an unbundled file"
+pass "the kernel-less trap fails the build"
+
+# The remote daemon stopped midway: icecc compiles the rest locally.
+(cd dist && ninja -t clean >/dev/null)
+before=$(remote_runs)
+(cd dist && ninja -j1 >../midway.out 2>&1) &
+build_pid=$!
+for _ in $(seq 600); do
+  [ "$(remote_runs)" -gt "$before" ] && break
+  sleep 0.05
+done
+kill "$remote_pid" 2>/dev/null || true
+wait "$remote_pid" 2>/dev/null || true
+remote_pid=
+wait "$build_pid" || fail "the build with the remote daemon stopped midway failed: $(cat midway.out)"
+same dist local
+pass "remote daemon stopped midway: the build finished locally, outputs identical"
