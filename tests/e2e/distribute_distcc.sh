@@ -6,7 +6,7 @@
 # anonymous namespace, an -fgpu-rdc one, a link) through `regen --distribute
 # distcc`: the daemon's log shows every device compile ran there; every
 # object, bundle and the linked program is identical (cmp) to the local
-# split's; the launcher's own distcc (no option) distributes too; the
+# split's; the launcher's own distcc (no option) distributes too; gen too; the
 # kernel-less trap fails the build both ways (an unbundled preprocessed file
 # is refused, also one put in place after a build); the daemon stopped
 # midway, and down, still gives identical outputs (distcc compiles locally).
@@ -140,6 +140,27 @@ before=$(remote_runs)
 expect_eq "device compiles sent by the launcher's distcc" $((before + 6)) "$(remote_runs)"
 same auto local
 pass "with distcc as the compile's launcher the device compiles go to distccd, identical"
+
+# --- gen: the same through a compilation database -------------------------------
+mkdir -p gen
+python3 - "$dir/gen" "$HIP_FLAGS_DEFAULT" <<'PY'
+import json, sys
+d, flags = sys.argv[1], sys.argv[2]
+two = "--offload-arch=gfx906 --offload-arch=gfx90a"
+entries = [dict(directory=d, file=f"../src/{n}.hip", output=f"{n}.o",
+                command=f"clang++-15 -x hip {flags} -O2 -Wall -Werror -I../inc -DTWO=2 {extra} {two} "
+                        f"-MD -MT {n}.o -MF {n}.o.d -c ../src/{n}.hip -o {n}.o")
+           for n, extra in (("k", ""), ("m", ""), ("r", "-fgpu-rdc"))]
+json.dump(entries, open(f"{d}/compile_commands.json", "w"))
+PY
+(cd gen && "$PHC" gen -p compile_commands.json -o phc.ninja --distribute distcc) >gen.out ||
+  fail "gen --distribute distcc failed: $(cat gen.out)"
+grep -q "6 device compiles sent to distcc" gen.out || fail "gen's summary: $(cat gen.out)"
+before=$(remote_runs)
+(cd gen && ninja -f phc.ninja >../gen.build 2>&1) || fail "gen's distributed build failed: $(cat gen.build)"
+expect_eq "device compiles of gen's build run by distccd" $((before + 6)) "$(remote_runs)"
+for o in k.o m.o r.o; do cmp "gen/$o" "local/$o" || fail "gen/$o differs from the local split's"; done
+pass "gen --distribute distcc: 6 remote device compiles, objects identical"
 
 # --- the trap: an unbundled preprocessed file never becomes a code object ----
 mkdir -p trapbin trap
