@@ -52,6 +52,10 @@ struct Step {
     std::string object;         ///< the object (or linked file) the step is part of
     std::vector<uint32_t> deps; ///< the measured steps it waited for (direct producers)
     int offload_archs = 0;      ///< a HIP compile left whole: its --offload-arch count
+    int64_t cpu_ms = -1;        ///< user + system time phc-ninja step recorded; -1: none
+    int64_t wait_ms = 0;        ///< how long phc-ninja step waited for memory before it
+    uint64_t peak = 0;          ///< the peak resident bytes recorded; 0: none
+    int64_t cost = 0; ///< what the step cost a core, in ms: cpu_ms, else its core share (model.h)
 };
 
 /// The last build of a log, read against its manifest.
@@ -60,6 +64,9 @@ struct Build {
     int64_t first_start = 0; ///< the earliest start
     int64_t wall_ms = 0;     ///< last end - first start
     size_t runs = 0;         ///< builds in the log
+    int max_running = 0;     ///< the most steps that ran at once
+    double mean_running = 0; ///< the steps running at once, on average over the wall time
+    size_t cpu_steps = 0;    ///< steps with a recorded CPU time
 };
 
 /// Classifies one edge from its rule name, its evaluated description (only

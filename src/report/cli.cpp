@@ -18,10 +18,14 @@ namespace {
 constexpr const char* kAbout =
     R"(Where the last ninja build's time went: reads DIR/.ninja_log (the last build in
 it; ninja 1.10 to 1.13 logs) and the build graph of DIR/FILE, and prints the
-wall time, the total work, the time per kind of step (device compile and
-device link per GPU architecture, bundle, host compile, fat binary, host
-link, other compiles, links), the slowest objects, the critical path, and the
-best time any schedule of the measured steps could reach on N cores.)";
+wall time, how many steps ran at once, the time per kind of step (device
+compile and device link per GPU architecture, bundle, host compile, fat
+binary, host link, other compiles, links), the best time any schedule of the
+measured steps could reach on N cores, the build against its split objects'
+steps one after another (or its whole HIP compiles split, estimated), the
+slowest objects and the critical path. A step's time is its CPU time when
+phc-ninja step recorded it (DIR/.phc-ninja/steps), else its wall time, counted
+N/k while k > N steps ran at once.)";
 
 util::CommandLine command_line(Request& r) {
     util::CommandLine cl{"phc-ninja report", "[options]", kAbout, {}, {}};
@@ -29,12 +33,15 @@ util::CommandLine command_line(Request& r) {
         util::text_option({"-C"}, "DIR", "the build directory (default: .)", r.dir),
         util::text_option({"-f"}, "FILE", "the manifest, relative to DIR (default: build.ninja)",
                           r.manifest),
-        util::positive_option({"--cores"}, "N", "cores for the bound (default: this machine's)",
-                              r.cores),
+        util::positive_option(
+            {"--cores"}, "N",
+            "cores of the build, for the shares and the bound\n(default: this machine's)", r.cores),
         util::flag_option({"--json"},
                           "print the summary as one JSON object instead: wall_ms,\n"
                           "work_ms, critical_path_ms, bound_ms, list_schedule_ms,\n"
-                          "cores, by_kind_ms",
+                          "cores, wall_work_ms, max_running, mean_running,\n"
+                          "cpu_steps, bound_beaten, unsplit_ms, split_estimate_ms,\n"
+                          "by_kind_ms",
                           r.json),
         util::text_option({"--trace"}, "OUT.json",
                           "write a Chrome trace (Perfetto, chrome://tracing): one\n"

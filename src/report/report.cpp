@@ -7,6 +7,7 @@
 #include "util/file.h"
 
 #include <filesystem>
+#include <sys/stat.h>
 #include <thread>
 
 namespace phc::report {
@@ -24,6 +25,13 @@ std::string log_path(const ninja::Manifest& m) {
     auto builddir = m.variable("builddir");
     if (!builddir || builddir->empty()) return ".ninja_log";
     return std::string(*builddir) + "/.ninja_log";
+}
+
+/// When `path` was last written, in Unix ms (0: unknown).
+int64_t written_ms(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return 0;
+    return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1'000'000;
 }
 
 /// Writes the trace and HTML files the request names.
@@ -56,7 +64,11 @@ Result<std::string> run_report(const Request& r) {
     auto log = ninja::read_log(log_file, shown_path(r.dir, log_file));
     if (!log) return log.error();
     int cores = r.cores > 0 ? r.cores : static_cast<int>(std::thread::hardware_concurrency());
-    Analysis a = analyse(make_build(*m, *log), cores > 0 ? cores : 1);
+    Build build = make_build(*m, *log);
+    // phc-ninja step's records, when the build ran its steps through it.
+    if (auto steps = util::read_regular_file(r.steps, sched::kMaxStepsBytes))
+        attach_records(build, sched::parse_records(*steps), written_ms(log_file));
+    Analysis a = analyse(std::move(build), cores > 0 ? cores : 1);
     if (Status s = write_outputs(r, a, *m); !s) return s.error();
     return r.json ? json_summary(a) : text_summary(a, r.dir);
 }

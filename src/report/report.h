@@ -10,11 +10,12 @@ namespace phc::report {
 
 /// What to report on and where to write it.
 struct Request {
-    std::string dir = ".";                ///< the build directory, as given (for messages)
-    std::string manifest = "build.ninja"; ///< relative to the build directory
-    int cores = 0;                        ///< 0: this machine's
-    std::string html, trace;              ///< files to write (absolute or relative to the cwd)
-    bool json = false;                    ///< the summary as JSON
+    std::string dir = ".";                  ///< the build directory, as given (for messages)
+    std::string manifest = "build.ninja";   ///< relative to the build directory
+    int cores = 0;                          ///< 0: this machine's
+    std::string html, trace;                ///< files to write (absolute or relative to the cwd)
+    bool json = false;                      ///< the summary as JSON
+    std::string steps = ".phc-ninja/steps"; ///< phc-ninja step's records, read when present
 };
 
 /// Loads the manifest and the log ninja keeps for it (.ninja_log, or in the

@@ -1,6 +1,7 @@
 #include "report/summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -17,7 +18,7 @@ std::vector<ObjectCost> group_objects(const Build& b) {
         auto [it, fresh] = index.try_emplace(s.object, objects.size());
         if (fresh) objects.push_back(ObjectCost{s.object, 0, 0, false, {}});
         ObjectCost& o = objects[it->second];
-        o.total_ms += s.time;
+        o.total_ms += s.cost;
         o.split = o.split || s.kind == Kind::Device || s.kind == Kind::DeviceLink;
         o.steps.push_back(i);
     }
@@ -43,11 +44,19 @@ std::string object_line(const Analysis& a, const ObjectCost& o) {
     for (uint32_t i : o.steps) {
         const Step& s = a.build.steps[i];
         if (!parts.empty()) parts += ", ";
-        parts += fmt::format("{} {}", short_label(s), seconds(static_cast<double>(s.time)));
+        std::string label = short_label(s);
+        parts += fmt::format("{}{}{}", label, label.empty() ? "" : " ",
+                             seconds(static_cast<double>(s.cost)));
     }
-    if (!o.split)
+    if (!o.split) {
+        auto g = std::find_if(a.guesses.begin(), a.guesses.end(),
+                              [&](const SplitGuess& x) { return x.step == o.steps.front(); });
+        if (g != a.guesses.end())
+            parts += fmt::format("; split, about {} with a core per architecture",
+                                 seconds(static_cast<double>(g->split_ms)));
         return fmt::format("  {:>9}  {}  ({})\n", seconds(static_cast<double>(o.total_ms)),
                            o.object, parts);
+    }
     return fmt::format("  {:>9}  {}  (split: done in {}; {})\n",
                        seconds(static_cast<double>(o.total_ms)), o.object,
                        seconds(static_cast<double>(o.span_ms)), parts);
@@ -81,29 +90,61 @@ std::string json_string(std::string_view s) {
     return out + "\"";
 }
 
-Dag make_dag(const Build& build) {
-    Dag d;
-    d.time.reserve(build.steps.size());
-    d.deps.reserve(build.steps.size());
-    for (const Step& s : build.steps) {
-        d.time.push_back(s.time);
-        d.deps.push_back(s.deps);
-    }
-    return d;
-}
-
 Analysis analyse(Build build, int cores) {
     Analysis a;
     a.build = std::move(build);
     a.cores = std::max(cores, 1);
-    a.bound = compute_bound(make_dag(a.build), a.cores);
-    for (const Step& s : a.build.steps)
-        a.by_kind_ms[kind_key(s.kind, s.arch)] += s.time;
+    measure_concurrency(a.build);
+    set_costs(a.build, a.cores);
+    a.bound = compute_bound(cost_dag(a.build), a.cores);
+    // Never a bound the measured build beat (CPU times of steps that used
+    // several cores can sum to more than cores × wall).
+    a.bound_beaten = a.bound.bound_ms > static_cast<double>(a.build.wall_ms);
+    for (const Step& s : a.build.steps) {
+        a.by_kind_ms[kind_key(s.kind, s.arch)] += s.cost;
+        a.wall_work_ms += s.time;
+    }
     a.objects = group_objects(a.build);
     a.on_critical_path.assign(a.build.steps.size(), 0);
     for (uint32_t i : a.bound.critical_path)
         a.on_critical_path[i] = 1;
+    a.unsplit_ms = unsplit_schedule_ms(a.build, a.cores);
+    a.guesses = split_guesses(a.build);
+    a.split_guess_ms = split_schedule_ms(a.build, a.cores);
     return a;
+}
+
+std::vector<std::pair<std::string, int64_t>> kinds_by_cost(const Analysis& a) {
+    std::vector<std::pair<std::string, int64_t>> kinds(a.by_kind_ms.begin(), a.by_kind_ms.end());
+    std::stable_sort(kinds.begin(), kinds.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    return kinds;
+}
+
+std::string concurrency_words(const Analysis& a) {
+    const Build& b = a.build;
+    std::string out = fmt::format("up to {} steps at once, {:.1f} on average, on {} cores",
+                                  b.max_running, b.mean_running, a.cores);
+    if (b.max_running > a.cores)
+        out += ": more than the cores, so a step's wall time includes waiting for a core";
+    return out;
+}
+
+std::string cost_basis(const Analysis& a) {
+    const Build& b = a.build;
+    size_t n = b.steps.size(), wall = n - b.cpu_steps;
+    std::string out;
+    if (b.cpu_steps > 0)
+        out =
+            fmt::format("CPU time (recorded by phc-ninja step) for {} of {} steps", b.cpu_steps, n);
+    if (wall == 0) return out;
+    if (!out.empty()) out += "; for the others, ";
+    out += b.max_running > a.cores
+               ? fmt::format("wall time counted as a share of the {} cores while more steps ran "
+                             "(k > {} at once: {}/k each)",
+                             a.cores, a.cores, a.cores)
+               : std::string("wall time (no more steps ran at once than cores)");
+    return out;
 }
 
 std::string json_summary(const Analysis& a) {
@@ -113,11 +154,59 @@ std::string json_summary(const Analysis& a) {
     std::string kinds;
     for (const auto& [kind, ms] : a.by_kind_ms)
         kinds += fmt::format("{}{}: {}", kinds.empty() ? "" : ", ", json_string(kind), ms);
+    auto or_null = [](int64_t ms) { return ms > 0 ? fmt::format("{}", ms) : std::string("null"); };
     return fmt::format("{{\"wall_ms\": {}, \"work_ms\": {}, \"critical_path_ms\": {}, "
                        "\"bound_ms\": {}, \"list_schedule_ms\": {}, \"cores\": {}, "
-                       "\"by_kind_ms\": {{{}}}}}\n",
+                       "\"wall_work_ms\": {}, \"max_running\": {}, \"mean_running\": {}, "
+                       "\"cpu_steps\": {}, \"bound_beaten\": {}, \"unsplit_ms\": {}, "
+                       "\"split_estimate_ms\": {}, \"by_kind_ms\": {{{}}}}}\n",
                        a.build.wall_ms, b.work_ms, b.critical_ms, bound, b.list_schedule_ms,
-                       a.cores, kinds);
+                       a.cores, a.wall_work_ms, a.build.max_running,
+                       python_float(std::round(a.build.mean_running * 100) / 100),
+                       a.build.cpu_steps, a.bound_beaten ? "true" : "false", or_null(a.unsplit_ms),
+                       or_null(a.split_guess_ms), kinds);
+}
+
+std::string bound_words(const Analysis& a) {
+    const Bound& b = a.bound;
+    if (a.bound_beaten)
+        return fmt::format("no bound on {} cores: the steps' times need {} at least, and the build "
+                           "took {} (steps that used several cores each, or more cores than {})",
+                           a.cores, seconds(b.bound_ms),
+                           seconds(static_cast<double>(a.build.wall_ms)), a.cores);
+    return fmt::format("best any schedule could reach on {} cores: {} (critical path {}; "
+                       "critical-path-first schedule {})",
+                       a.cores, seconds(b.bound_ms), seconds(static_cast<double>(b.critical_ms)),
+                       seconds(static_cast<double>(b.list_schedule_ms)));
+}
+
+std::vector<std::string> split_lines(const Analysis& a) {
+    std::vector<std::string> out;
+    if (a.unsplit_ms > 0)
+        out.push_back(fmt::format(
+            "the split build took {}; its steps, one object after another as the driver runs "
+            "them, would have taken about {} on the same {} cores (a critical-path-first "
+            "schedule of the step times above with each split object's steps summed into one; "
+            "the same schedule of the split steps: {})",
+            seconds(static_cast<double>(a.build.wall_ms)),
+            seconds(static_cast<double>(a.unsplit_ms)), a.cores,
+            seconds(static_cast<double>(a.bound.list_schedule_ms))));
+    if (a.split_guess_ms > 0) {
+        int64_t saved = a.bound.list_schedule_ms - a.split_guess_ms;
+        std::string what =
+            saved > 0 ? fmt::format("would save about {} of the {} it took",
+                                    seconds(static_cast<double>(saved)),
+                                    seconds(static_cast<double>(a.build.wall_ms)))
+                      : std::string("would not make it faster (the cores are busy without it)");
+        out.push_back(fmt::format(
+            "splitting its {} whole HIP compiles {}, on the same {} cores (an estimate: a "
+            "critical-path-first schedule of the step times above takes {}, and {} with each "
+            "compile of N architectures taken as N device compiles side by side then a host "
+            "compile, each 1/(N+1) of its time, the bundle free)",
+            a.guesses.size(), what, a.cores, seconds(static_cast<double>(a.bound.list_schedule_ms)),
+            seconds(static_cast<double>(a.split_guess_ms))));
+    }
+    return out;
 }
 
 std::string text_summary(const Analysis& a, std::string_view where) {
@@ -128,14 +217,18 @@ std::string text_summary(const Analysis& a, std::string_view where) {
                                   where, build.runs, build.steps.size(),
                                   seconds(static_cast<double>(build.wall_ms)),
                                   seconds(static_cast<double>(b.work_ms)));
+    out += fmt::format("concurrency: {}\n", concurrency_words(a));
+    out += fmt::format("step times: {} (their wall times sum to {})\n", cost_basis(a),
+                       seconds(static_cast<double>(a.wall_work_ms)));
     out += "time per kind of step:\n";
-    for (const auto& [kind, ms] : a.by_kind_ms)
-        out += fmt::format("  {:<45} {:>9}\n", kind, seconds(static_cast<double>(ms)));
-    out += fmt::format("best any schedule could reach on {} cores: {} (critical path {}; "
-                       "critical-path-first schedule {})\n",
-                       a.cores, seconds(b.bound_ms), seconds(static_cast<double>(b.critical_ms)),
-                       seconds(static_cast<double>(b.list_schedule_ms)));
-    out += "slowest objects (their steps' sum: what each would cost unsplit):\n";
+    for (const auto& [kind, ms] : kinds_by_cost(a))
+        out += fmt::format(
+            "  {:<45} {:>9} {:>5.1f}%\n", kind, seconds(static_cast<double>(ms)),
+            b.work_ms > 0 ? 100.0 * static_cast<double>(ms) / static_cast<double>(b.work_ms) : 0.0);
+    out += bound_words(a) + "\n";
+    for (const std::string& line : split_lines(a))
+        out += line + "\n";
+    out += "slowest objects (their steps' times summed: what each would cost unsplit):\n";
     for (size_t i = 0; i < a.objects.size() && i < 10; ++i)
         out += object_line(a, a.objects[i]);
     out += fmt::format("critical path: {} in {} steps\n",

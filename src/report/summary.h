@@ -4,6 +4,7 @@
 
 #include "report/bound.h"
 #include "report/build.h"
+#include "report/model.h"
 
 #include <cstdint>
 #include <map>
@@ -16,31 +17,56 @@ namespace phc::report {
 /// The steps of one object (or linked file) and what they cost.
 struct ObjectCost {
     std::string object;
-    int64_t total_ms = 0;        ///< the sum of its steps: what it costs unsplit
+    int64_t total_ms = 0;        ///< the sum of its steps' costs: what it costs unsplit
     int64_t span_ms = 0;         ///< its last step's end - its first step's start
     bool split = false;          ///< it has per-architecture device steps
     std::vector<uint32_t> steps; ///< indices into Build::steps, by start
 };
 
-/// Everything the outputs show.
+/// Everything the outputs show. Times of steps are their costs (model.h).
 struct Analysis {
     Build build;
-    Bound bound;
+    Bound bound; ///< of the steps' costs
     int cores = 1;
-    std::map<std::string, int64_t> by_kind_ms; ///< kind_key() -> summed time
+    int64_t wall_work_ms = 0;                  ///< the sum of the steps' wall times
+    bool bound_beaten = false;                 ///< the build beat bound.bound_ms: not shown
+    int64_t unsplit_ms = 0;                    ///< unsplit_schedule_ms(), 0: nothing split
+    int64_t split_guess_ms = 0;                ///< split_schedule_ms(), 0: nothing to split
+    std::vector<SplitGuess> guesses;           ///< split_guesses()
+    std::map<std::string, int64_t> by_kind_ms; ///< kind_key() -> summed cost
     std::vector<ObjectCost> objects;           ///< by total_ms, largest first
     std::vector<char> on_critical_path;        ///< per step
 };
 
-/// Computes the per-kind and per-object tables and the bound on `cores` workers.
+/// Measures the concurrency, sets the steps' costs on `cores` (the CPU
+/// times attached before are kept), and computes the per-kind and
+/// per-object tables, the bound and the split and unsplit estimates.
 Analysis analyse(Build build, int cores);
 
-/// The dependency graph of the steps, for compute_bound().
-Dag make_dag(const Build& build);
+/// The kinds by cost, largest first (ties by name).
+std::vector<std::pair<std::string, int64_t>> kinds_by_cost(const Analysis& a);
 
-/// The summary as JSON, with the former scripts/ninja-timing --json's keys, order and
-/// spacing: wall_ms, work_ms, critical_path_ms, bound_ms (an integer when the
-/// critical path is the bound, else a float), list_schedule_ms, cores, by_kind_ms.
+/// How the steps' times were taken, in words ("CPU time recorded for 3 of 12
+/// steps, the others' wall time ...").
+std::string cost_basis(const Analysis& a);
+
+/// The concurrency in words ("up to 4 steps at once, 2.7 on average, on 2 cores: ...").
+std::string concurrency_words(const Analysis& a);
+
+/// The bound in words, or why there is none (the build beat it).
+std::string bound_words(const Analysis& a);
+
+/// In words: the split build against its steps one object after another (when
+/// it split objects), and the estimate of its whole HIP compiles split (when it
+/// has some): none, one or two lines.
+std::vector<std::string> split_lines(const Analysis& a);
+
+/// The summary as JSON: the former scripts/ninja-timing --json's keys, order
+/// and spacing (wall_ms, work_ms, critical_path_ms, bound_ms: an integer when
+/// the critical path is the bound, else a float; list_schedule_ms, cores),
+/// then wall_work_ms, max_running, mean_running, cpu_steps, bound_beaten,
+/// unsplit_ms and split_estimate_ms (null when they do not apply), by_kind_ms.
+/// work_ms and the kinds are the steps' costs.
 std::string json_summary(const Analysis& a);
 
 /// The summary for people: wall time, work, time per kind, the bound, the

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # phc-ninja report on a real build of samples/cmake-hip (light variant,
-# clang-15, two architectures, regen'd): --json, the trace (one event per step
+# clang-15, two architectures, regen'd, ninja's default -j): --json (a bound
+# the build does not beat, whatever ninja's -j), the trace (one event per step
 # of the last build, the log's durations, lanes that never overlap), the HTML
 # page rendered by headless Chromium (one timeline element per step, with its
-# label; a screenshot is kept as report.png in the suite's directory), the last
-# of several builds, and one-line errors for a missing or foreign log.
+# label; a screenshot is kept as report.png in the suite's directory), step
+# records written by hand (CPU times used),
+# a plain build's estimate of the split, the last of several builds, and
+# one-line errors for a missing or foreign log.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir report)
 src=$dir/src
@@ -51,18 +54,26 @@ PY
 "$PHC" report -C "$b" --cores 2 --trace "$dir/trace.json" --html "$dir/report.html" >"$dir/summary.txt" ||
   fail "report failed: $(cat "$dir/summary.txt")"
 for want in "HIP device gfx906" "HIP device gfx90a" "HIP bundle" "HIP host compile" \
-  "best any schedule could reach on 2 cores" "critical path:" "slowest objects"; do
+  "best any schedule could reach on 2 cores" "critical path:" "slowest objects" \
+  "concurrency: up to" "the split build took" "one object after another as the driver runs them"; do
   grep -q "$want" "$dir/summary.txt" || fail "summary lacks '$want': $(cat "$dir/summary.txt")"
 done
 "$PHC" report -C "$b" --cores 2 --json >"$dir/summary.json"
 python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-keys = ["wall_ms", "work_ms", "critical_path_ms", "bound_ms", "list_schedule_ms", "cores", "by_kind_ms"]
+keys = ["wall_ms", "work_ms", "critical_path_ms", "bound_ms", "list_schedule_ms", "cores",
+        "wall_work_ms", "max_running", "mean_running", "cpu_steps", "bound_beaten", "unsplit_ms",
+        "split_estimate_ms", "by_kind_ms"]
 assert list(r) == keys, list(r)
 assert r["critical_path_ms"] <= r["bound_ms"] <= r["list_schedule_ms"], r
 assert r["work_ms"] == sum(r["by_kind_ms"].values()), r
 assert r["cores"] == 2
+# Never a bound the build beat; the shares never exceed the cores (1 ms of rounding per step).
+assert r["bound_ms"] <= r["wall_ms"] and not r["bound_beaten"], r
+assert r["work_ms"] <= 2 * r["wall_ms"] + len(r["by_kind_ms"]) * 1000, r
+assert r["work_ms"] <= r["wall_work_ms"] and r["cpu_steps"] == 0, r
+assert r["max_running"] >= 1 and r["unsplit_ms"] is not None and r["split_estimate_ms"] is None, r
 ' "$dir/summary.json" || fail "--json: $(cat "$dir/summary.json")"
 steps=$(check_trace "$dir/trace.json") || fail "trace check failed"
 pass "summary, --json and the trace of a full build ($steps steps)"
@@ -91,6 +102,50 @@ PY
 else
   echo "SKIP: chromium is not installed (scripts/setup installs it): the page was not rendered"
 fi
+
+# Step records as phc-ninja step writes them, by hand (the edges do not run it
+# yet): each step's CPU time a third of its wall time, 100 MiB plus 1 MiB per
+# step at its peak; its start on the Unix clock, from the log's mtime.
+python3 - "$b/.ninja_log" "$b/.phc-ninja/steps" <<'PY'
+import os, sys
+lines = open(sys.argv[1]).read().splitlines()[1:]
+entries = [l.split("\t") for l in lines if len(l.split("\t")) >= 4]
+t0 = int(os.stat(sys.argv[1]).st_mtime * 1000) - max(int(f[1]) for f in entries)
+with open(sys.argv[2], "a") as out:
+    for i, f in enumerate(entries):
+        start, end = int(f[0]), int(f[1])
+        out.write(f"v1\t{t0 + start}\t{end - start}\t{(end - start) // 3}\t0\t0\t{(100 + i) << 20}\t0\tother\t{f[3]}\n")
+PY
+"$PHC" report -C "$b" --cores 2 --json >"$dir/records.json"
+"$PHC" report -C "$b" --cores 2 --html "$dir/records.html" >"$dir/records.txt"
+python3 -c '
+import json, sys
+r, before = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert r["cpu_steps"] > 0 and r["cpu_steps"] == sum(1 for _ in open(sys.argv[3])), r
+assert r["work_ms"] < before["work_ms"], (r, before)
+' "$dir/records.json" "$dir/summary.json" "$b/.phc-ninja/steps" || fail "records not used: $(cat "$dir/records.json")"
+grep -q "CPU time (recorded by phc-ninja step) for" "$dir/records.txt" || fail "no CPU times in: $(cat "$dir/records.txt")"
+if command -v chromium >/dev/null; then
+  chrome --screenshot="$dir/records.png" --window-size=1400,1200 "file://$dir/records.html" >/dev/null ||
+    fail "chromium could not render the page with records"
+fi
+pass "step records: CPU times used"
+
+# A plain build of the same sample: its whole HIP compiles, and what splitting would save.
+p=$dir/plain
+cmake -S "$src" -B "$p" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPHC_SAMPLE_HEAVY=OFF \
+  -DCMAKE_HIP_COMPILER=clang++-15 -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
+  -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >/dev/null
+ninja -C "$p" >/dev/null || fail "the plain build failed"
+"$PHC" report -C "$p" --cores 2 --html "$dir/plain.html" >"$dir/plain.txt" || fail "report of the plain build failed"
+grep -Eq "splitting its 2 whole HIP compiles (would save about|would not make it faster)" "$dir/plain.txt" ||
+  fail "no estimate: $(cat "$dir/plain.txt")"
+# With a core for each step the device compiles run side by side: the estimate must save time.
+"$PHC" report -C "$p" --cores 8 >"$dir/plain8.txt"
+grep -q "splitting its 2 whole HIP compiles would save about [0-9.]* s of the" "$dir/plain8.txt" ||
+  fail "no saving on 8 cores: $(cat "$dir/plain8.txt")"
+grep -q "the split build took" "$dir/plain.txt" && fail "a plain build called split"
+pass "a plain build: its whole HIP compiles with what splitting would save"
 
 # An incremental build: the log now holds two builds; the report shows the last.
 touch "$src/src/saxpy.hip"
