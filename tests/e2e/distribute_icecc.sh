@@ -12,7 +12,8 @@
 # architectures, an -fgpu-rdc object, a link) through `regen --distribute
 # icecc`: the remote daemon's log shows every device compile; every output is
 # identical (cmp) to the local split's; icecc as the compile's launcher
-# distributes without the option; the kernel-less trap fails the build; the
+# distributes without the option, and phc-launch with PHC_DISTRIBUTE=icecc;
+# the kernel-less trap fails the build; the
 # remote daemon stopped midway still gives identical outputs (icecc compiles
 # locally).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -168,6 +169,17 @@ before=$(remote_runs)
 expect_eq "device compiles sent by the launcher's icecc" $((before + 6)) "$(remote_runs)"
 same auto local
 pass "with icecc as the compile's launcher the device compiles go to the farm, identical"
+
+# The launcher: PHC_DISTRIBUTE=icecc sends its device compiles too.
+L=$(dirname "$PHC")/phc-launch
+mkdir -p launch
+for mode in none icecc; do
+  (cd launch && PHC_DISTRIBUTE=$mode "$L" clang++-15 -x hip $HIP_FLAGS_DEFAULT -O2 $two \
+    -c ../src/k.hip -o "k-$mode.o") || fail "phc-launch with PHC_DISTRIBUTE=$mode failed"
+done
+expect_eq "device compiles sent by phc-launch" $((before + 8)) "$(remote_runs)"
+cmp launch/k-none.o launch/k-icecc.o || fail "phc-launch's distributed object differs from its local one"
+pass "phc-launch with PHC_DISTRIBUTE=icecc: 2 remote device compiles, the object identical"
 
 # The trap: a compiler that writes unbundled device sources fails the build.
 mkdir -p trapbin
