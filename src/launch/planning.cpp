@@ -8,9 +8,11 @@
 #include "split/plan.h"
 #include "util/file.h"
 #include "util/settings.h"
+#include "util/subprocess.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -18,11 +20,66 @@ namespace phc::launch {
 
 namespace {
 
-/// A planner step as a supervisor job.
-Job to_job(const split::Step& s, std::string label) {
+/// The kind of a step, as `phc-ninja step` names it (sched/steps.h).
+const char* sched_kind(split::StepKind k) {
+    switch (k) {
+    case split::StepKind::Device:
+    case split::StepKind::Preprocess:
+        return "device";
+    case split::StepKind::Host:
+        return "host";
+    case split::StepKind::DeviceLink:
+        return "devlink";
+    case split::StepKind::HostLink:
+        return "link";
+    case split::StepKind::Embed:
+        return "embed";
+    case split::StepKind::Bundle:
+    case split::StepKind::Unbundle:
+    case split::StepKind::Fatbin:
+    case split::StepKind::FatbinObject:
+        return "bundle";
+    default:
+        return "other";
+    }
+}
+
+/// `path` absolute and normalised (as it is when that fails).
+std::string absolute(const std::string& path) {
+    std::error_code ec;
+    auto abs = std::filesystem::absolute(path, ec);
+    return ec ? path : abs.lexically_normal().string();
+}
+
+/// With a memory budget (PHC_MEMORY), `argv` run by `phc-ninja step`, which
+/// waits for the step's estimate to fit the budget that every step of the
+/// build shares (in the records folder, PHC_RECORDS), then records its peak.
+/// A step is recorded under the object when it writes it, else as
+/// "<object>.<file name>" (the launcher's private folder changes its name
+/// from run to run), so that the next build of the object finds its own last
+/// peak.
+std::vector<std::string> under_budget(const split::Step& s, std::vector<std::string> argv,
+                                      const std::string& object) {
+    const std::string records = step_records_dir();
+    const std::string self = util::self_exe();
+    if (records.empty() || self.empty()) return argv;
+    std::vector<std::string> out{self, "step", "--kind", sched_kind(s.kind), "--records", records};
+    const std::string obj = absolute(object);
+    for (const std::string& o : s.outputs) {
+        std::string abs = absolute(util::join_path(s.cwd, o));
+        if (abs != obj) abs = obj + "." + std::filesystem::path(abs).filename().string();
+        out.insert(out.end(), {"--output", abs});
+    }
+    out.push_back("--");
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+}
+
+/// A planner step as a supervisor job; `object` is the compile's output.
+Job to_job(const split::Step& s, std::string label, const std::string& object) {
     Job j;
     j.label = std::move(label);
-    j.argv = s.argv;
+    j.argv = under_budget(s, s.argv, object);
     j.cwd = s.cwd;
     for (const auto& kv : s.env) {
         size_t eq = kv.find('=');
@@ -85,7 +142,7 @@ SplitJobs to_jobs(const std::vector<split::Step>& steps, const std::string& outp
             if (auto it = wave_of.find(util::join_path(s.cwd, in)); it != wave_of.end())
                 wave = std::max(wave, it->second);
         if (jobs.waves.size() <= wave) jobs.waves.resize(wave + 1);
-        jobs.waves[wave].push_back(to_job(s, label_of(s)));
+        jobs.waves[wave].push_back(to_job(s, label_of(s), object));
         bool final = false;
         for (const auto& o : s.outputs) {
             wave_of[util::join_path(s.cwd, o)] = wave + 1;
@@ -127,6 +184,17 @@ void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle, const char
             }
             j.files.emplace_back(kBundleFd, bundle);
         }
+}
+
+std::string step_records_dir() {
+    if (!util::get("PHC_MEMORY")) return {};
+    if (auto p = util::get("PHC_RECORDS"); p && !p->empty()) return *p;
+    std::string base;
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        base = x;
+    else if (const char* h = std::getenv("HOME"); h && *h)
+        base = std::string(h) + "/.cache";
+    return base.empty() ? std::string() : base + "/phc-ninja/steps";
 }
 
 std::string probe_cache_path() {

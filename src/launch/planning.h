@@ -42,4 +42,10 @@ void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle, const char
 /// "/phc-ninja/probes.json" (its folder is created), else "" (memory only).
 std::string probe_cache_path();
 
+/// With PHC_MEMORY set, the folder of the step records and the memory budget
+/// every step of the launcher shares (PHC_RECORDS, else
+/// $XDG_CACHE_HOME/phc-ninja/steps): each step then runs under `phc-ninja
+/// step` (sched/budget.h). "" without PHC_MEMORY: steps run as they are.
+std::string step_records_dir();
+
 } // namespace phc::launch
