@@ -112,7 +112,7 @@ for n in c15 c19 c22n; do
   grep -q "^identical  $n/app$" rdc/check.out || fail "$n/app was not checked: $(cat rdc/check.out)"
 done
 grep -q "^identical  c22n/hostinst.o$" rdc/check.out || fail "clang 22's hostinst.o: $(cat rdc/check.out)"
-pass "-fgpu-rdc: 25 objects (4 compilers) and the programs of clang 15 and clang 22's new driver identical, or the driver not deterministic ($(grep -c '^UNSTABLE' rdc/check.out || true) of 3 hostinst.o)"
+pass "-fgpu-rdc: 25 objects (4 compilers) and the programs of clang 15, clang 19 and clang 22's new driver identical, or the driver not deterministic ($(grep -c '^UNSTABLE' rdc/check.out || true) of 3 hostinst.o)"
 
 # 3. Response files (what CMake's rules write) and ccache, plain and overlapped.
 mkdir -p rsp
