@@ -41,14 +41,31 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .legend span{display:inline-block;padding:0 6px;margin:2px 4px 2px 0;border:1px solid #ccc}
 .bars{position:relative;width:600px}.bar{position:relative;height:12px;margin:1px 0}
 .bar div{position:absolute;top:0;height:12px;min-width:1px;box-sizing:border-box;border-right:1px solid #fff}
+.scroll{overflow-x:auto}.zoom{margin:4px 0}.zoom input{vertical-align:middle;width:240px}
+#memory{display:block;box-sizing:border-box;width:100%;height:80px;background:#fafafa;border:1px solid #ccc;border-top:0}
+.pct{color:#555}
 #detail{position:sticky;top:0;background:#fffbe6;border:1px solid #e6d9a6;padding:4px 8px;
  white-space:pre-wrap;font:12px monospace;min-height:1.4em;z-index:2}
 )";
 
 /// Shows a step's title in the detail box on hover (the title stays for tooltips).
+/// Zoom: the timeline, its axis and the memory chart widen together (the
+/// range input, or #zoom=N in the address); the axis gets ticks to match.
 constexpr const char* kScript = R"(
 document.addEventListener('mouseover',function(e){
  var t=e.target.closest('[title]');if(t)document.getElementById('detail').textContent=t.title;});
+(function(){
+ var z=document.getElementById('zoom'),box=document.getElementById('zoomed'),ax=document.getElementById('axis');
+ if(!z||!box)return;
+ function ticks(n){var wall=+ax.dataset.wall,step=1,f=[2,2.5,2],i=0;
+  while(wall/step>n){step*=f[i%3];i++;}var h='';
+  for(var t=0;t<=wall;t+=step)h+='<span class="tick" style="left:'+(100*t/wall).toFixed(4)+'%">'+(+(t/1000).toFixed(3))+' s</span>';
+  ax.innerHTML=h;}
+ function set(v){v=Math.max(1,Math.min(+z.max,Math.round(+v)||1));z.value=v;box.style.width=(100*v)+'%';
+  document.getElementById('zoomval').textContent=v+'\u00d7';if(+ax.dataset.wall>0)ticks(10*v);}
+ z.addEventListener('input',function(){set(z.value);});
+ var m=/zoom=(\d+)/.exec(location.hash);if(m)set(m[1]);
+})();
 )";
 
 /// The CSS class of a kind.
@@ -93,16 +110,34 @@ double pct(int64_t ms, int64_t wall) {
     return wall > 0 ? 100.0 * static_cast<double>(ms) / static_cast<double>(wall) : 0.0;
 }
 
+/// `bytes` in MiB or GiB ("512 MiB", "1.5 GiB").
+std::string size_words(uint64_t bytes) {
+    double mib = static_cast<double>(bytes) / (1u << 20);
+    return mib < 1024 ? fmt::format("{:.0f} MiB", mib) : fmt::format("{:.2f} GiB", mib / 1024);
+}
+
+/// What phc-ninja step recorded of a step, or how its time was counted.
+std::string measured_words(const Step& s) {
+    if (s.cpu_ms < 0)
+        return fmt::format("its time: {:.3f} s (its share of the cores)",
+                           static_cast<double>(s.cost) / 1000.0);
+    std::string out = fmt::format("CPU {:.3f} s, peak {}", static_cast<double>(s.cpu_ms) / 1000.0,
+                                  size_words(s.peak));
+    if (s.wait_ms > 0)
+        out += fmt::format(", waited {:.3f} s for memory", static_cast<double>(s.wait_ms) / 1000.0);
+    return out;
+}
+
 /// The title (tooltip) of one step.
 std::string step_title(const Analysis& a, uint32_t i, const std::string& command) {
     const Step& s = a.build.steps[i];
     std::string cmd =
         command.size() > kMaxCommand ? command.substr(0, kMaxCommand) + " ..." : command;
-    return fmt::format("{}\n{}{}\noutput: {}\n{:.3f} s to {:.3f} s: {:.3f} s{}\n{}", step_label(s),
-                       kind_key(s.kind, s.arch), s.arch.empty() ? "" : "", s.output,
+    return fmt::format("{}\n{}\noutput: {}\n{:.3f} s to {:.3f} s: {:.3f} s; {}{}\n{}",
+                       step_label(s), kind_key(s.kind, s.arch), s.output,
                        static_cast<double>(s.start - a.build.first_start) / 1000.0,
                        static_cast<double>(s.end - a.build.first_start) / 1000.0,
-                       static_cast<double>(s.time) / 1000.0,
+                       static_cast<double>(s.time) / 1000.0, measured_words(s),
                        a.on_critical_path[i] ? "\non the critical path" : "", cmd);
 }
 
@@ -216,31 +251,79 @@ std::string axis(int64_t wall) {
             if (static_cast<double>(wall) / step <= 10) break;
         }
     }
-    std::string out = "<div class=\"axis\">";
+    std::string out = fmt::format("<div class=\"axis\" id=\"axis\" data-wall=\"{}\">", wall);
     for (double t = 0; t <= static_cast<double>(wall); t += step)
         out += fmt::format("<span class=\"tick\" style=\"left:{:.4f}%\">{:g} s</span>",
                            pct(static_cast<int64_t>(t), wall), t / 1000.0);
     return out + "</div>\n";
 }
 
-/// The colour legend: one entry per architecture, then the other kinds.
+/// The colour legend of what the build has: one entry per architecture,
+/// then each other kind present, the device links' stripes, the critical path.
 std::string legend(const Analysis& a) {
-    std::string out = "<div class=\"legend\">";
+    std::string out = "<div class=\"legend\" id=\"legend\">";
     std::vector<std::string> archs;
-    for (const Step& s : a.build.steps)
+    std::vector<char> present(static_cast<size_t>(Kind::Other) + 1, 0);
+    for (const Step& s : a.build.steps) {
+        present[static_cast<size_t>(s.kind)] = 1;
         if (!s.arch.empty() && std::find(archs.begin(), archs.end(), s.arch) == archs.end())
             archs.push_back(s.arch);
+    }
     std::sort(archs.begin(), archs.end());
     for (const auto& arch : archs)
         out += fmt::format("<span style=\"background-color:{}\">{}</span>", arch_colour(arch),
                            html_escape(arch));
-    for (Kind k :
-         {Kind::Bundle, Kind::Host, Kind::HostLink, Kind::HipCompile, Kind::Compile, Kind::Other})
-        out +=
-            fmt::format("<span class=\"{}\">{}</span>", kind_class(k), html_escape(kind_name(k)));
-    out += "<span class=\"k-device-link\">device link (striped)</span>"
-           "<span class=\"crit\">critical path</span></div>\n";
-    return out;
+    for (Kind k : {Kind::Bundle, Kind::Fatbin, Kind::FatbinObject, Kind::Unbundle, Kind::Host,
+                   Kind::HostLink, Kind::HipCompile, Kind::Compile, Kind::Other})
+        if (present[static_cast<size_t>(k)])
+            out += fmt::format("<span class=\"{}\">{}</span>", kind_class(k),
+                               html_escape(kind_name(k)));
+    if (present[static_cast<size_t>(Kind::DeviceLink)])
+        out += "<span class=\"k-device-link\">device link (striped)</span>";
+    if (!a.bound.critical_path.empty()) out += "<span class=\"crit\">critical path</span>";
+    return out + "</div>\n";
+}
+
+/// The memory of the running steps over time (the sum of their recorded
+/// peaks: more than they held at once, as each peak is the step's largest),
+/// as a step line under the timeline; empty when no peak was recorded.
+std::string memory_chart(const Analysis& a) {
+    const Build& b = a.build;
+    std::vector<std::pair<int64_t, int64_t>> change; // (time, +/- bytes)
+    for (const Step& s : b.steps) {
+        if (s.peak == 0 || s.end <= s.start) continue;
+        change.emplace_back(s.start - b.first_start, static_cast<int64_t>(s.peak));
+        change.emplace_back(s.end - b.first_start, -static_cast<int64_t>(s.peak));
+    }
+    if (change.empty() || b.wall_ms <= 0) return {};
+    std::sort(change.begin(), change.end());
+    std::vector<std::pair<int64_t, int64_t>> level; // (time, bytes from then on)
+    int64_t now = 0, most = 1, most_at = 0;
+    for (size_t i = 0; i < change.size(); ++i) {
+        now += change[i].second;
+        if (i + 1 < change.size() && change[i + 1].first == change[i].first) continue;
+        level.emplace_back(change[i].first, now);
+        if (now > most) most = now, most_at = change[i].first;
+    }
+    std::string points = "0,100";
+    int64_t prev = 0;
+    for (auto [t, bytes] : level) {
+        double x = 1000.0 * static_cast<double>(t) / static_cast<double>(b.wall_ms);
+        points +=
+            fmt::format(" {:.2f},{:.2f} {:.2f},{:.2f}", x,
+                        100.0 - 95.0 * static_cast<double>(prev) / static_cast<double>(most), x,
+                        100.0 - 95.0 * static_cast<double>(bytes) / static_cast<double>(most));
+        prev = bytes;
+    }
+    return fmt::format("<svg id=\"memory\" viewBox=\"0 0 1000 100\" preserveAspectRatio=\"none\" "
+                       "data-most=\"{}\"><polyline fill=\"#c6dbef\" stroke=\"#3182bd\" "
+                       "vector-effect=\"non-scaling-stroke\" points=\"{} 1000,100\"/></svg>\n",
+                       most, points) +
+           fmt::format("<p id=\"memory-note\">Memory: the peaks phc-ninja step recorded of the "
+                       "steps running, summed (more than they held at once: each peak is its "
+                       "step's largest); the most, {} at {:.1f} s.</p>\n",
+                       size_words(static_cast<uint64_t>(most)),
+                       static_cast<double>(most_at) / 1000.0);
 }
 
 /// The timeline section.
@@ -251,10 +334,16 @@ std::string timeline(const Analysis& a, const std::function<std::string(uint32_t
         out += "<p>Steps shorter than 1% of the wall time that follow each other in a lane are "
                "drawn as hatched blocks of at most 1% of it, coloured as the kind of step that "
                "took most of the block's time.</p>\n";
-    out += "<div id=\"timeline\" class=\"timeline\">\n";
+    out += "<div class=\"zoom\"><label>zoom <input type=\"range\" id=\"zoom\" min=\"1\" "
+           "max=\"64\" value=\"1\"></label> <span id=\"zoomval\">1\u00d7</span></div>\n"
+           "<div class=\"scroll\"><div id=\"zoomed\">\n<div id=\"timeline\" class=\"timeline\">\n";
     for (const auto& lane : lanes_of(a.build))
         out += lane_div(a, lane, group, command);
-    return out + "</div>\n" + axis(a.build.wall_ms);
+    std::string memory = memory_chart(a);
+    out += "</div>\n" + axis(a.build.wall_ms);
+    size_t note = memory.find("<p id=");
+    if (note == std::string::npos) return out + "</div></div>\n";
+    return out + memory.substr(0, note) + "</div></div>\n" + memory.substr(note);
 }
 
 /// The summary tables: per kind, the bound, the critical path.
@@ -267,13 +356,28 @@ std::string summary_tables(const Analysis& a) {
             fmt::format("<tr><td>{}</td><td class=\"n\">{}</td></tr>\n", html_escape(what), value);
     };
     row("wall time", sec(static_cast<double>(a.build.wall_ms)));
-    row("total work", sec(static_cast<double>(b.work_ms)));
+    row("steps running at once: most", fmt::format("{}", a.build.max_running));
+    row("steps running at once: on average", fmt::format("{:.1f}", a.build.mean_running));
+    row("the steps' wall times, summed", sec(static_cast<double>(a.wall_work_ms)));
+    row("the steps' times (CPU or share of the cores), summed",
+        sec(static_cast<double>(b.work_ms)));
     row("critical path", sec(static_cast<double>(b.critical_ms)));
-    row(fmt::format("best any schedule could reach on {} cores", a.cores), sec(b.bound_ms));
+    if (!a.bound_beaten)
+        row(fmt::format("best any schedule could reach on {} cores", a.cores), sec(b.bound_ms));
     row("critical-path-first schedule", sec(static_cast<double>(b.list_schedule_ms)));
-    out += "</table>\n<h3>Time per kind of step</h3>\n<table id=\"kinds\">\n";
-    for (const auto& [kind, ms] : a.by_kind_ms)
-        row(kind, sec(static_cast<double>(ms)));
+    if (a.unsplit_ms > 0)
+        row("the same, each split object's steps one after another",
+            sec(static_cast<double>(a.unsplit_ms)));
+    if (a.split_guess_ms > 0)
+        row("the same, whole HIP compiles split (estimate)",
+            sec(static_cast<double>(a.split_guess_ms)));
+    out += "</table>\n<h3>Time per kind of step</h3>\n<table id=\"kinds\">\n"
+           "<tr><th>kind</th><th class=\"n\">time</th><th class=\"n\">share</th></tr>\n";
+    for (const auto& [kind, ms] : kinds_by_cost(a))
+        out += fmt::format(
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n pct\">{:.1f}%</td></tr>\n",
+            html_escape(kind), sec(static_cast<double>(ms)),
+            b.work_ms > 0 ? 100.0 * static_cast<double>(ms) / static_cast<double>(b.work_ms) : 0.0);
     out +=
         "</table>\n<h3>Critical path</h3>\n<table id=\"critical\">\n"
         "<tr><th class=\"n\">start</th><th class=\"n\">end</th><th>step</th><th>output</th></tr>\n";
@@ -288,14 +392,57 @@ std::string summary_tables(const Analysis& a) {
     return out + "</table>\n";
 }
 
+/// The steps with the largest recorded peaks (none: empty).
+std::string memory_table(const Analysis& a) {
+    std::vector<uint32_t> order;
+    for (uint32_t i = 0; i < a.build.steps.size(); ++i)
+        if (a.build.steps[i].peak > 0) order.push_back(i);
+    if (order.empty()) return {};
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+        return a.build.steps[x].peak > a.build.steps[y].peak;
+    });
+    std::string out = fmt::format(
+        "<h3>Peak memory per step</h3>\n<p>As phc-ninja step recorded it ({} of {} steps; the "
+        "largest resident size of one process of the step), largest first.</p>\n"
+        "<table id=\"peaks\">\n<tr><th>step</th><th class=\"n\">peak</th><th class=\"n\">CPU"
+        "</th><th class=\"n\">wall</th><th class=\"n\">waited for "
+        "memory</th><th>output</th></tr>\n",
+        order.size(), a.build.steps.size());
+    for (size_t k = 0; k < order.size() && k < 30; ++k) {
+        const Step& s = a.build.steps[order[k]];
+        out += fmt::format(
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1f} s</td>"
+            "<td class=\"n\">{:.1f} s</td><td class=\"n\">{:.1f} s</td><td>{}</td></tr>\n",
+            html_escape(step_label(s)), size_words(s.peak),
+            static_cast<double>(std::max<int64_t>(s.cpu_ms, 0)) / 1000.0,
+            static_cast<double>(s.time) / 1000.0, static_cast<double>(s.wait_ms) / 1000.0,
+            html_escape(s.output));
+    }
+    return out + "</table>\n";
+}
+
+/// `s` with its first letter upper case (the summary's lines begin a sentence here).
+std::string capital(std::string s) {
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    return s;
+}
+
+/// split_lines(), a paragraph each.
+std::string split_paragraphs(const Analysis& a) {
+    std::string out;
+    for (const std::string& line : split_lines(a))
+        out += "<p class=\"split\">" + html_escape(capital(line)) + ".</p>\n";
+    return out;
+}
+
 /// One bar segment of the per-object view.
 std::string segment(const Step& s, double left, double width) {
     std::string colour = s.arch.empty() ? "" : ";background-color:" + arch_colour(s.arch);
     return fmt::format(
         "<div class=\"{}\" style=\"left:{:.3f}%;width:{:.3f}%{}\" title=\"{}\"></div>",
         kind_class(s.kind), left, width, colour,
-        html_escape(
-            fmt::format("{}: {:.3f} s", step_label(s), static_cast<double>(s.time) / 1000.0)));
+        html_escape(fmt::format("{}: {:.3f} s as it ran; {}", step_label(s),
+                                static_cast<double>(s.time) / 1000.0, measured_words(s))));
 }
 
 /// One split object's row: unsplit (its steps one after another) and split (as they ran).
@@ -305,8 +452,8 @@ std::string object_row(const Analysis& a, const ObjectCost& o, int64_t scale) {
     int64_t at = 0, first = b.steps[o.steps.front()].start;
     for (uint32_t i : o.steps) {
         const Step& s = b.steps[i];
-        unsplit += segment(s, pct(at, scale), pct(s.time, scale));
-        at += s.time;
+        unsplit += segment(s, pct(at, scale), pct(s.cost, scale));
+        at += s.cost;
         split += segment(s, pct(s.start - first, scale), pct(s.time, scale));
     }
     return fmt::format("<tr class=\"object\"><td>{}</td><td class=\"n\">{:.1f} s</td>"
@@ -329,8 +476,9 @@ std::string objects_view(const Analysis& a) {
         int64_t scale = 1;
         for (const ObjectCost* o : split)
             scale = std::max({scale, o->total_ms, o->span_ms});
-        out += "<p>Each split object: top bar, its steps one after another (what it would cost "
-               "unsplit); bottom bar, as they ran.</p>\n<table id=\"objects\">\n<tr><th>object</th>"
+        out += "<p>Each split object: top bar, its steps' times one after another (what it would "
+               "cost unsplit: the driver runs them in turn); bottom bar, as they ran (wall time, "
+               "waiting for a core included).</p>\n<table id=\"objects\">\n<tr><th>object</th>"
                "<th class=\"n\">unsplit</th><th class=\"n\">split</th><th>steps</th></tr>\n";
         for (size_t k = 0; k < split.size() && k < kMaxObjects; ++k)
             out += object_row(a, *split[k], scale);
@@ -341,15 +489,33 @@ std::string objects_view(const Analysis& a) {
     }
     if (!whole.empty()) {
         out += "<p>HIP compiles left whole: their architectures were compiled one after another "
-               "inside one step (phc-ninja regen would run them in parallel).</p>\n"
+               "inside one step (phc-ninja regen would run them in parallel). Split, each is "
+               "estimated as N device compiles side by side then the host compile, each 1/(N+1) "
+               "of its time (assumed: the host compile costs as much as one architecture's; the "
+               "bundle is free), with a core free for each.</p>\n"
                "<table id=\"whole\">\n<tr><th>object</th><th class=\"n\">time</th>"
-               "<th class=\"n\">architectures</th></tr>\n";
-        for (size_t k = 0; k < whole.size() && k < kMaxObjects; ++k)
+               "<th class=\"n\">architectures</th><th class=\"n\">split (estimate)</th>"
+               "<th class=\"n\">saves</th></tr>\n";
+        for (size_t k = 0; k < whole.size() && k < kMaxObjects; ++k) {
+            uint32_t first = whole[k]->steps.front();
+            auto g = std::find_if(a.guesses.begin(), a.guesses.end(),
+                                  [&](const SplitGuess& x) { return x.step == first; });
+            std::string guess, saves;
+            if (g != a.guesses.end()) {
+                guess = fmt::format("{:.1f} s", static_cast<double>(g->split_ms) / 1000.0);
+                saves = fmt::format("{:.1f} s",
+                                    static_cast<double>(g->whole_ms - g->split_ms) / 1000.0);
+            }
             out += fmt::format(
-                "<tr><td>{}</td><td class=\"n\">{:.1f} s</td><td class=\"n\">{}</td></tr>\n",
+                "<tr class=\"whole\"><td>{}</td><td class=\"n\">{:.1f} s</td><td "
+                "class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
                 html_escape(whole[k]->object), static_cast<double>(whole[k]->total_ms) / 1000.0,
-                a.build.steps[whole[k]->steps.front()].offload_archs);
+                a.build.steps[first].offload_archs, guess, saves);
+        }
         out += "</table>\n";
+        if (a.split_guess_ms > 0)
+            out += fmt::format("<p id=\"split-total\">In all, on {} cores: {}.</p>\n", a.cores,
+                               html_escape(split_lines(a).back()));
     }
     if (split.empty() && whole.empty()) out += "<p>No HIP objects in this build.</p>\n";
     return out;
@@ -390,14 +556,15 @@ std::string html_page(const Analysis& a, std::string_view where,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
         "<title>phc-ninja report: {0}</title>\n<style>{1}</style></head><body>\n"
         "<h1>Where the build's time went: {0}</h1>\n"
-        "<p class=\"lead\">Last build: {2} steps, wall {3:.1f} s, work {4:.1f} s; the best any "
-        "schedule could reach on {5} cores: {6:.1f} s.</p>\n<div id=\"detail\">Point at a step "
-        "for its command and times.</div>\n",
+        "<p class=\"lead\" id=\"lead\">Last build: {2} steps, wall {3:.1f} s; {4}.</p>\n"
+        "<p id=\"basis\">Step times: {5}. {6}.</p>\n{7}"
+        "<div id=\"detail\">Point at a step for its command and times.</div>\n",
         html_escape(where), kStyle, a.build.steps.size(),
-        static_cast<double>(a.build.wall_ms) / 1000.0,
-        static_cast<double>(a.bound.work_ms) / 1000.0, a.cores, a.bound.bound_ms / 1000.0);
+        static_cast<double>(a.build.wall_ms) / 1000.0, html_escape(concurrency_words(a)),
+        html_escape(cost_basis(a)), html_escape(capital(bound_words(a))), split_paragraphs(a));
     out += timeline(a, command);
     out += summary_tables(a);
+    out += memory_table(a);
     out += objects_view(a);
     out += fmt::format("<script>{}</script>\n</body></html>\n", kScript);
     return out;

@@ -4,8 +4,9 @@
 # the build does not beat, whatever ninja's -j), the trace (one event per step
 # of the last build, the log's durations, lanes that never overlap), the HTML
 # page rendered by headless Chromium (one timeline element per step, with its
-# label; a screenshot is kept as report.png in the suite's directory), step
-# records written by hand (CPU times used),
+# label; kinds by size with percentages, a legend of the kinds present, the
+# zoom; a screenshot is kept as report.png in the suite's directory), step
+# records written by hand (CPU times and peak memory used, the memory chart),
 # a plain build's estimate of the split, the last of several builds, and
 # one-line errors for a missing or foreign log.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -94,7 +95,24 @@ drawn = sorted(html.unescape(t) for t in re.findall(r'<div class="step [^"]*"[^>
 assert drawn == names, f"drawn {drawn} != events {names}"
 assert 'class="step k-device' in dom and ' crit"' in dom, "no device step or no critical path"
 assert re.search(r'<tr class="object"><td>CMakeFiles/[^<]*\.hip\.o</td>', dom), "no split object row"
+# Kinds largest first, with percentages that add up to 100.
+rows = re.findall(r'<tr><td>([^<]*)</td><td class="n">([0-9.]+) s</td><td class="n pct">([0-9.]+)%</td></tr>', dom)
+assert rows, "no kinds with percentages"
+secs = [float(t) for _, t, _ in rows]
+assert secs == sorted(secs, reverse=True), f"kinds not by size: {rows}"
+assert abs(sum(float(p) for _, _, p in rows) - 100) < 0.1 * len(rows), rows
+# The legend names only what the build has.
+legend = re.search(r'<div class="legend" id="legend">(.*?)</div>', dom).group(1)
+entries = [html.unescape(e) for e in re.findall(r'<span[^>]*>([^<]*)</span>', legend)]
+kinds = {html.unescape(k) for k, _, _ in rows}
+archs = {e["args"]["arch"] for e in json.load(open(sys.argv[2]))["traceEvents"] if e["ph"] == "X" and e["args"]["arch"]}
+for e in entries:
+    assert e in archs or e == "critical path" or any(k.startswith(e) for k in kinds), f"legend: {e} not in the build"
+assert "HIP fatbin" not in entries and "HIP host link" not in entries, entries
 PY
+  chrome --dump-dom "file://$dir/report.html#zoom=8" >"$dir/dom-zoom.html" || fail "chromium could not load the page zoomed"
+  grep -q 'id="zoomed" style="width: 800%;"' "$dir/dom-zoom.html" || fail "#zoom=8 did not widen the timeline"
+  grep -q 'id="zoomval">8×' "$dir/dom-zoom.html" || fail "the zoom does not say 8×"
   chrome --screenshot="$dir/report.png" --window-size=1400,900 "file://$dir/report.html" >/dev/null ||
     fail "chromium could not take a screenshot"
   [ -s "$dir/report.png" ] || fail "no screenshot"
@@ -125,11 +143,13 @@ assert r["cpu_steps"] > 0 and r["cpu_steps"] == sum(1 for _ in open(sys.argv[3])
 assert r["work_ms"] < before["work_ms"], (r, before)
 ' "$dir/records.json" "$dir/summary.json" "$b/.phc-ninja/steps" || fail "records not used: $(cat "$dir/records.json")"
 grep -q "CPU time (recorded by phc-ninja step) for" "$dir/records.txt" || fail "no CPU times in: $(cat "$dir/records.txt")"
+grep -q '<svg id="memory"' "$dir/records.html" || fail "no memory chart"
+grep -q '<table id="peaks">' "$dir/records.html" || fail "no peak memory per step"
 if command -v chromium >/dev/null; then
   chrome --screenshot="$dir/records.png" --window-size=1400,1200 "file://$dir/records.html" >/dev/null ||
     fail "chromium could not render the page with records"
 fi
-pass "step records: CPU times used"
+pass "step records: CPU times used, peak memory per step and over time"
 
 # A plain build of the same sample: its whole HIP compiles, and what splitting would save.
 p=$dir/plain
@@ -145,6 +165,9 @@ grep -Eq "splitting its 2 whole HIP compiles (would save about|would not make it
 grep -q "splitting its 2 whole HIP compiles would save about [0-9.]* s of the" "$dir/plain8.txt" ||
   fail "no saving on 8 cores: $(cat "$dir/plain8.txt")"
 grep -q "the split build took" "$dir/plain.txt" && fail "a plain build called split"
+grep -q '<tr class="whole"><td>[^<]*\.hip\.o</td><td class="n">[0-9.]* s</td><td class="n">2</td><td class="n">[0-9.]* s</td>' "$dir/plain.html" ||
+  fail "no whole compile with its estimate on the page"
+grep -q 'id="split-total"' "$dir/plain.html" || fail "no total estimate on the page"
 pass "a plain build: its whole HIP compiles with what splitting would save"
 
 # An incremental build: the log now holds two builds; the report shows the last.
