@@ -39,14 +39,18 @@ std::string trace_json(const Analysis& a) {
            "\"args\":{\"name\":\"ninja build\"}}";
     for (uint32_t i = 0; i < b.steps.size(); ++i) {
         const Step& s = b.steps[i];
-        fmt::format_to(
-            std::back_inserter(out),
-            ",\n{{\"name\":{},\"cat\":{},\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},"
-            "\"dur\":{},\"args\":{{\"kind\":{},\"arch\":{},\"object\":{},\"output\":{}{}}}}}",
-            json_string(step_label(s)), json_string(kind_name(s.kind)), lane[i],
-            (s.start - b.first_start) * 1000, s.time * 1000, json_string(kind_key(s.kind, s.arch)),
-            json_string(s.arch), json_string(s.object), json_string(s.output),
-            a.on_critical_path[i] ? ",\"critical\":true" : "");
+        fmt::format_to(std::back_inserter(out),
+                       ",\n{{\"name\":{},\"cat\":{},\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},"
+                       "\"dur\":{},\"args\":{{\"kind\":{},\"arch\":{},\"object\":{},\"output\":{},"
+                       "\"time_ms\":{}{}{}}}}}",
+                       json_string(step_label(s)), json_string(kind_name(s.kind)), lane[i],
+                       (s.start - b.first_start) * 1000, s.time * 1000,
+                       json_string(kind_key(s.kind, s.arch)), json_string(s.arch),
+                       json_string(s.object), json_string(s.output), s.cost,
+                       s.cpu_ms < 0 ? std::string()
+                                    : fmt::format(",\"cpu_ms\":{},\"wait_ms\":{},\"peak_bytes\":{}",
+                                                  s.cpu_ms, s.wait_ms, s.peak),
+                       a.on_critical_path[i] ? ",\"critical\":true" : "");
     }
     out += "\n]}\n";
     return out;

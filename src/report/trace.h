@@ -9,8 +9,10 @@ namespace phc::report {
 
 /// One complete ("ph":"X") event per step, in microseconds from the build's
 /// start (durations are the log's milliseconds × 1000), on lanes (tid) that
-/// never overlap; args hold the kind, architecture, object and output; steps
-/// on the critical path carry "critical": true.
+/// never overlap; args hold the kind, architecture, object and output, the
+/// step's time in the report's model (time_ms: its CPU time or its core
+/// share) and what phc-ninja step recorded (cpu_ms, wait_ms, peak_bytes) when
+/// it did; steps on the critical path carry "critical": true.
 std::string trace_json(const Analysis& a);
 
 /// The lane of each step (see assign_lanes()).

@@ -135,13 +135,19 @@ with open(sys.argv[2], "a") as out:
         out.write(f"v1\t{t0 + start}\t{end - start}\t{(end - start) // 3}\t0\t0\t{(100 + i) << 20}\t0\tother\t{f[3]}\n")
 PY
 "$PHC" report -C "$b" --cores 2 --json >"$dir/records.json"
-"$PHC" report -C "$b" --cores 2 --html "$dir/records.html" >"$dir/records.txt"
+"$PHC" report -C "$b" --cores 2 --html "$dir/records.html" --trace "$dir/records-trace.json" >"$dir/records.txt"
 python3 -c '
 import json, sys
 r, before = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert r["cpu_steps"] > 0 and r["cpu_steps"] == sum(1 for _ in open(sys.argv[3])), r
 assert r["work_ms"] < before["work_ms"], (r, before)
 ' "$dir/records.json" "$dir/summary.json" "$b/.phc-ninja/steps" || fail "records not used: $(cat "$dir/records.json")"
+python3 -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]
+assert ev and all(e["args"]["cpu_ms"] == e["args"]["time_ms"] == e["dur"] // 3000 for e in ev), ev[0]
+assert all(e["args"]["peak_bytes"] >= 100 << 20 for e in ev)
+' "$dir/records-trace.json" || fail "the trace lacks the recorded CPU times"
 grep -q "CPU time (recorded by phc-ninja step) for" "$dir/records.txt" || fail "no CPU times in: $(cat "$dir/records.txt")"
 grep -q '<svg id="memory"' "$dir/records.html" || fail "no memory chart"
 grep -q '<table id="peaks">' "$dir/records.html" || fail "no peak memory per step"

@@ -137,6 +137,16 @@ TEST_CASE("report build: dependencies are the measured producers of all inputs")
     // object 1, host link 37.
     CHECK(step(a, "app.phc/gfx906.out").cost == 110);
     CHECK(a.bound.critical_ms == 240);
+    // One object after another: k.o's four steps as one (90 + 100 + 5 + 55 =
+    // 250), app's link steps as one (110 + 2 + 1 + 37 = 150) after it; on 2
+    // cores k.o and then app on one core (400), w.hip.o 57, m.o 40, tool 13
+    // and the last 5 on the other.
+    CHECK(a.unsplit_ms == 400);
+    // w.hip.o was left whole: both lines.
+    std::vector<std::string> lines = split_lines(a);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].starts_with("the split build took 0.3 s; its steps, one object after another"));
+    CHECK(lines[1].starts_with("splitting its 1 whole HIP compiles"));
 }
 
 TEST_CASE("report summary: the JSON has the script's keys, order and number spellings") {
@@ -167,6 +177,8 @@ TEST_CASE("report trace: one complete event per step, the log's durations, lanes
     REQUIRE(events.size() == a.build.steps.size());
     for (size_t i = 0; i < events.size(); ++i) {
         CHECK(events[i]["dur"].get<int64_t>() == a.build.steps[i].time * 1000);
+        CHECK(events[i]["args"]["time_ms"] == a.build.steps[i].cost);
+        CHECK_FALSE(events[i]["args"].contains("cpu_ms")); // nothing recorded
         for (size_t j = i + 1; j < events.size(); ++j) {
             if (events[i]["tid"] != events[j]["tid"]) continue;
             int64_t si = events[i]["ts"], sj = events[j]["ts"];
