@@ -205,6 +205,11 @@ Bound compute_bound(const Dag& dag, int cores) {
     return b;
 }
 
+int64_t list_schedule_ms(const Dag& dag, int cores) {
+    Order o = topological(dag);
+    return list_schedule(dag, o, rest_times(dag, o), std::max(cores, 1));
+}
+
 std::vector<uint32_t> assign_lanes(const std::vector<int64_t>& start,
                                    const std::vector<int64_t>& end) {
     size_t n = start.size();

@@ -32,6 +32,9 @@ struct Bound {
 /// are broken by ignoring the dependencies that close them.
 Bound compute_bound(const Dag& dag, int cores);
 
+/// Only the critical-path-first list schedule of compute_bound(): its makespan.
+int64_t list_schedule_ms(const Dag& dag, int cores);
+
 /// Assigns each interval [start, end) to a lane so that no two in a lane
 /// overlap, reusing the lowest free lane (so lanes = the most running at once).
 std::vector<uint32_t> assign_lanes(const std::vector<int64_t>& start,

@@ -188,7 +188,7 @@ int64_t unsplit_schedule_ms(const Build& b, int cores) {
                 d.deps[g].push_back(h);
         }
     }
-    return compute_bound(d, cores).list_schedule_ms;
+    return list_schedule_ms(d, cores);
 }
 
 std::vector<SplitGuess> split_guesses(const Build& b) {
@@ -220,7 +220,7 @@ int64_t split_schedule_ms(const Build& b, int cores) {
         d.time[g.step] = part;
         d.deps[g.step] = devices;
     }
-    return compute_bound(d, cores).list_schedule_ms;
+    return list_schedule_ms(d, cores);
 }
 
 } // namespace phc::report

@@ -104,6 +104,7 @@ TEST_CASE("report bound: equals the script's algorithm on random graphs") {
         Bound b = compute_bound(d, cores);
         CHECK(b.bound_ms == naive_bound(d, cores));
         CHECK(static_cast<double>(b.list_schedule_ms) >= b.bound_ms);
+        CHECK(list_schedule_ms(d, cores) == b.list_schedule_ms);
     }
 }
 
