@@ -61,6 +61,8 @@ constexpr Command kCommands[] = {
      phc::split::embed_main, true},
     {"fatbin-asm", "(run by split RDC links) the fat binary's assembly, as the driver derives it",
      phc::split::fatbin_asm_main, true},
+    {"icecc-env", "write the environment tarball icecc's farm compiles HIP device code in",
+     phc::split::icecc_env_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
     {"launch", "run one compile, split across architectures (make jobserver client)",
      phc::launch::cli_main},

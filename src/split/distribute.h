@@ -55,4 +55,8 @@ std::string host_stub(std::string_view triple);
 ///   --arch A --input P -- [ENGINE] COMPILER... : check P, then become the compile.
 int device_ii_main(int argc, char** argv);
 
+/// `phc-ninja icecc-env -- COMPILER [FLAGS...]`: the environment tarball for
+/// icecc's remote daemons (icecc_env.cpp); prints the ICECC_VERSION to set.
+int icecc_env_main(int argc, char** argv);
+
 } // namespace phc::split

@@ -6,9 +6,9 @@
 # talking through ICECC_TEST_SOCKET sockets as icecream's own test suite does,
 # both daemons as user icecc with CAP_SYS_CHROOT only; the remote one sees an
 # idle stand-in for /proc/stat (the scheduler never picks a busy host). The
-# environment (chroot) is built here: icecc-create-env of clang-15 with lld,
-# repacked with the bundler where the driver looks, the device libraries, a
-# writable /tmp and /dev/null. A hand-written manifest (clang-15, two
+# environment (chroot) is `phc-ninja icecc-env`'s: clang-15 with lld, the
+# bundler where the driver looks, the device libraries, a writable /tmp and
+# /dev/null. A hand-written manifest (clang-15, two
 # architectures, an -fgpu-rdc object, a link) through `regen --distribute
 # icecc`: the remote daemon's log shows every device compile; every output is
 # identical (cmp) to the local split's; icecc as the compile's launcher
@@ -39,22 +39,15 @@ export TMPDIR=/tmp PHC_PROBE_CACHE=$dir/probes.json
 ice=$dir/ice
 
 # --- the environment the remote compiles run in ----------------------------------
-(cd ice && icecc-create-env --clang /usr/bin/clang-15 --addfile /usr/bin/lld >create-env.log 2>&1) ||
-  fail "icecc-create-env failed: $(tail -5 ice/create-env.log)"
-mkdir -p ice/root
-tar -C ice/root -xzf ice/*.tar.gz
-rm -f ice/*.tar.gz
-bundler=/usr/lib/llvm-15/bin/clang-offload-bundler
-cp "$bundler" ice/root/usr/bin/clang-offload-bundler
-bitcode=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode
-mkdir -p "ice/root$bitcode" ice/root/tmp ice/root/dev "ice/root$ice/daemon-tmp"
-cp "$bitcode"/*.bc "ice/root$bitcode/"
-chmod 1777 ice/root/tmp "ice/root$ice/daemon-tmp"
-: >ice/root/dev/null
-chmod 666 ice/root/dev/null
-tar -C ice/root -cf - . | gzip -1 >ice/env.tar.gz
-rm -rf ice/root
-pass "environment: clang-15, lld, the bundler, the device libraries ($(du -m ice/env.tar.gz | cut -f1) MB)"
+"$PHC" icecc-env -o "$ice/env.tar.gz" --tmpdir "$ice/daemon-tmp" -- clang++-15 $HIP_FLAGS_DEFAULT \
+  >ice/env.out 2>&1 || fail "phc-ninja icecc-env failed: $(cat ice/env.out)"
+expect_eq "icecc-env's advice" "export ICECC_VERSION=$ice/env.tar.gz" "$(cat ice/env.out)"
+listing=$(tar -tzf ice/env.tar.gz)
+for f in ./usr/bin/clang ./usr/bin/clang-offload-bundler ./usr/bin/lld ./dev/null ./tmp/ \
+  ./usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc; do
+  grep -qx -- "$f" <<<"$listing" || fail "the environment lacks $f"
+done
+pass "phc-ninja icecc-env: clang-15, lld, the bundler, the device libraries ($(du -m ice/env.tar.gz | cut -f1) MB)"
 
 # --- the farm -------------------------------------------------------------------------
 mkdir -p ice/daemon-tmp ice/envs-local ice/envs-remote
