@@ -209,8 +209,11 @@ std::pair<Engine, std::string> distribution(const compile::Analysis& a,
     if (a.rsp)
         return {Engine::None,
                 "the compile reads response files, which " + name + " does not expand"};
-    if (e == Engine::Icecc && a.command.compiler == compile::CompilerKind::Hipcc)
-        return {Engine::None, "icecc runs only compilers it can ship, not the hipcc script"};
+    // hipcc 5.2.3 passes --offload-arch= on only for inputs it takes for HIP
+    // sources: the compile of the preprocessed file then has no kernels (seen).
+    if (a.command.compiler == compile::CompilerKind::Hipcc)
+        return {Engine::None, "hipcc drops --offload-arch= for a preprocessed input, whose "
+                              "code object would then have no kernels"};
     if (e == Engine::Distcc && !pp_dir.starts_with('c'))
         return {Engine::None, "distcc sends a -x compile only when its input's path starts "
                               "with 'c', and the preprocessed files' folder is " +

@@ -170,7 +170,10 @@ TEST_CASE("distribute: where the shape cannot be used, the reason") {
     o.private_dir.clear();
     Plan h = make("hipcc --offload-arch=gfx906 --offload-arch=gfx90a:xnack+ -c k.hip -o k.o", o);
     CHECK(h.engine == Engine::None);
-    CHECK(h.local_reason.find("hipcc") != std::string::npos);
+    CHECK(h.local_reason.find("hipcc drops --offload-arch=") != std::string::npos);
+    o.distribute = Engine::Distcc;
+    CHECK(make("hipcc --offload-arch=gfx906 --offload-arch=gfx90a:xnack+ -c k.hip -o k.o", o)
+              .engine == Engine::None);
 }
 
 TEST_CASE("distribute: the edges (local preprocess, remote pool, bundle as ever)") {
