@@ -488,14 +488,15 @@ std::string objects_view(const Analysis& a) {
                 fmt::format("<p>... and {} more split objects.</p>\n", split.size() - kMaxObjects);
     }
     if (!whole.empty()) {
-        out += "<p>HIP compiles left whole: their architectures were compiled one after another "
-               "inside one step (phc-ninja regen would run them in parallel). Split, each is "
-               "estimated as N device compiles side by side then the host compile, each 1/(N+1) "
-               "of its time (assumed: the host compile costs as much as one architecture's; the "
-               "bundle is free), with a core free for each.</p>\n"
-               "<table id=\"whole\">\n<tr><th>object</th><th class=\"n\">time</th>"
-               "<th class=\"n\">architectures</th><th class=\"n\">split (estimate)</th>"
-               "<th class=\"n\">saves</th></tr>\n";
+        out +=
+            "<p>HIP compiles left whole: their architectures were compiled one after another "
+            "inside one step (phc-ninja regen would run them in parallel). Split, each is "
+            "estimated as N device compiles side by side then the host compile, each 1/(N+1) "
+            "of its time (assumed: the host compile costs as much as one architecture's; the "
+            "bundle is free), with a core free for each.</p>\n"
+            "<table id=\"whole\">\n<tr><th>object</th><th class=\"n\">time</th>"
+            "<th class=\"n\">architectures</th><th class=\"n\">split, a core each (estimate)</th>"
+            "<th class=\"n\">saves</th></tr>\n";
         for (size_t k = 0; k < whole.size() && k < kMaxObjects; ++k) {
             uint32_t first = whole[k]->steps.front();
             auto g = std::find_if(a.guesses.begin(), a.guesses.end(),
@@ -514,7 +515,7 @@ std::string objects_view(const Analysis& a) {
         }
         out += "</table>\n";
         if (a.split_guess_ms > 0)
-            out += fmt::format("<p id=\"split-total\">In all, on {} cores: {}.</p>\n", a.cores,
+            out += fmt::format("<p id=\"split-total\">In all: {}.</p>\n",
                                html_escape(split_lines(a).back()));
     }
     if (split.empty() && whole.empty()) out += "<p>No HIP objects in this build.</p>\n";
