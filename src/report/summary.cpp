@@ -149,8 +149,9 @@ std::string cost_basis(const Analysis& a) {
 
 std::string json_summary(const Analysis& a) {
     const Bound& b = a.bound;
-    std::string bound =
-        b.bound_is_critical ? fmt::format("{}", b.critical_ms) : python_float(b.bound_ms);
+    std::string bound = a.bound_beaten        ? std::string("null")
+                        : b.bound_is_critical ? fmt::format("{}", b.critical_ms)
+                                              : python_float(b.bound_ms);
     std::string kinds;
     for (const auto& [kind, ms] : a.by_kind_ms)
         kinds += fmt::format("{}{}: {}", kinds.empty() ? "" : ", ", json_string(kind), ms);

@@ -63,7 +63,8 @@ std::vector<std::string> split_lines(const Analysis& a);
 
 /// The summary as JSON: the former scripts/ninja-timing --json's keys, order
 /// and spacing (wall_ms, work_ms, critical_path_ms, bound_ms: an integer when
-/// the critical path is the bound, else a float; list_schedule_ms, cores),
+/// the critical path is the bound, else a float, null when the build beat it;
+/// list_schedule_ms, cores),
 /// then wall_work_ms, max_running, mean_running, cpu_steps, bound_beaten,
 /// unsplit_ms and split_estimate_ms (null when they do not apply), by_kind_ms.
 /// work_ms and the kinds are the steps' costs.
