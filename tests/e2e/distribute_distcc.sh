@@ -6,7 +6,8 @@
 # anonymous namespace, an -fgpu-rdc one, a link) through `regen --distribute
 # distcc`: the daemon's log shows every device compile ran there; every
 # object, bundle and the linked program is identical (cmp) to the local
-# split's; the launcher's own distcc (no option) distributes too; gen too; the
+# split's, also with clang 19 and clang 22's old driver; the launcher's own
+# distcc (no option) distributes too; gen too; the
 # kernel-less trap fails the build both ways (an unbundled preprocessed file
 # is refused, also one put in place after a build); the daemon stopped
 # midway, and down, still gives identical outputs (distcc compiles locally).
@@ -161,6 +162,38 @@ before=$(remote_runs)
 expect_eq "device compiles of gen's build run by distccd" $((before + 6)) "$(remote_runs)"
 for o in k.o m.o r.o; do cmp "gen/$o" "local/$o" || fail "gen/$o differs from the local split's"; done
 pass "gen --distribute distcc: 6 remote device compiles, objects identical"
+
+# --- clang 19 and clang 22 (old driver): the same shape, identical objects ------
+SHIM="-mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64"
+# (By name: distccd runs only the compilers of its allow-list, /usr/lib/distcc.)
+for cc in clang++-19 clang++-22; do
+  command -v "$cc" >/dev/null || continue
+  v=$cc
+  shim=""
+  [ "$v" = clang++-22 ] && shim=$SHIM
+  mkdir -p "$v-local" "$v-dist"
+  for d in "$v-local" "$v-dist"; do
+    cat >"$d/build.ninja" <<R
+rule hip
+  command = $cc -x hip $HIP_FLAGS_DEFAULT $shim -O2 \$flags -MD -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+build k.o: hip ../src/k.hip
+  flags = $two
+build r.o: hip ../src/r.hip
+  flags = -I../inc -fgpu-rdc $two
+R
+  done
+  (cd "$v-local" && "$PHC" regen -q && ninja >/dev/null) || fail "$v: local split build failed"
+  before=$(remote_runs)
+  (cd "$v-dist" && "$PHC" regen -q --distribute distcc && ninja >/dev/null 2>&1) ||
+    fail "$v: distributed build failed"
+  expect_eq "$v device compiles run by distccd" $((before + 4)) "$(remote_runs)"
+  for o in k.o r.o k.o.phc/gfx906.o r.o.phc/gfx90a.o; do
+    cmp "$v-dist/$o" "$v-local/$o" || fail "$v: $o differs from the local split's"
+  done
+  pass "$v: 4 remote device compiles, objects identical to the local split's"
+done
 
 # --- the trap: an unbundled preprocessed file never becomes a code object ----
 mkdir -p trapbin trap
