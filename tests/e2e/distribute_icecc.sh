@@ -31,10 +31,23 @@ if [ -z "${PHC_ICECC_NS:-}" ]; then
 fi
 ip link set lo up
 dir=$(suite_dir distribute_icecc)
-cd "$dir" || exit 1
-mkdir -p tmp ice
-mount --bind "$dir/tmp" /tmp
+mkdir -p "$dir/tmp" "$dir/ice"
 chmod 1777 "$dir/tmp"
+# /tmp becomes the suite's folder below; a checkout, build or suite folder
+# that lies under /tmp stays reachable through the old /tmp, bound on a
+# private tmpfs over /mnt (this mount namespace's own: nothing outside changes).
+if [[ "$dir$PHC$PHC_SRC" == *"/tmp/"* ]]; then
+  mount -t tmpfs phc-e2e /mnt
+  mkdir /mnt/oldtmp
+  mount --bind /tmp /mnt/oldtmp
+  remap() { case "$1" in /tmp/*) echo "/mnt/oldtmp/${1#/tmp/}" ;; *) echo "$1" ;; esac; }
+  dir=$(remap "$dir")
+  PHC=$(remap "$PHC")
+  PHC_SRC=$(remap "$PHC_SRC")
+  export PHC PHC_SRC
+fi
+cd "$dir" || exit 1
+mount --bind "$dir/tmp" /tmp
 export TMPDIR=/tmp PHC_PROBE_CACHE=$dir/probes.json
 ice=$dir/ice
 
