@@ -3,6 +3,7 @@
 #include "util/args.h"
 #include "util/file.h"
 #include "util/subprocess.h"
+#include "util/temp_dir.h"
 
 #include <cctype>
 #include <cstdio>
@@ -94,28 +95,14 @@ Result<std::string> fatbin_assembly_from(std::string_view driver_output, const s
 
 namespace {
 
-/// A folder made for the driver's temporary files, removed afterwards.
-struct Scratch {
-    std::string path;
-    Scratch() {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/phc-fatbin-XXXXXX";
-        if (::mkdtemp(dir.data())) path = dir;
-    }
-    ~Scratch() {
-        std::error_code ec;
-        if (!path.empty()) std::filesystem::remove_all(path, ec);
-    }
-};
-
 Status write_assembly(const std::string& hipfb, const std::string& output,
                       std::vector<std::string> link) {
-    Scratch scratch;
-    if (scratch.path.empty()) return make_error("cannot make a temporary folder");
+    util::TempDir scratch("phc-fatbin"); // the driver's temporary files
+    if (scratch.path().empty()) return make_error("cannot make a temporary folder");
     link.push_back("-###");
     link.push_back("-fhip-dump-offload-linker-script");
     util::SpawnOptions options;
-    options.env = {{"TMPDIR", scratch.path}};
+    options.env = {{"TMPDIR", scratch.path()}};
     auto ran = util::run_capture(link, options);
     if (!ran) return ran.error();
     if (ran->exit_code != 0)

@@ -5,6 +5,7 @@
 #include "compile/shell.h"
 #include "util/file.h"
 #include "util/subprocess.h"
+#include "util/temp_dir.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -540,26 +541,6 @@ LinkPlan left_alone(compile::LinkAnalysis a, std::string why) {
     return p;
 }
 
-/// A folder made for one use and removed with everything in it afterwards.
-class TempDir {
-public:
-    TempDir() {
-        const char* tmp = std::getenv("TMPDIR");
-        std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/phc-link-XXXXXX";
-        if (::mkdtemp(dir.data())) path_ = dir;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
-
 /// The offload packer beside clang-linker-wrapper `wrapper` ("" when none).
 std::string packer_beside(const std::string& wrapper) {
     std::string dir(wrapper, 0, wrapper.rfind('/') + 1);
@@ -622,7 +603,7 @@ private:
 /// wrapper reads the real ones.
 Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::LinkAnalysis& a,
                                    const FindSplitObject& find, LinkInputs inputs,
-                                   const TempDir& scratch) {
+                                   const util::TempDir& scratch) {
     WrapperRun run;
     run.temp_dir = scratch.path();
     if (run.temp_dir.empty()) return make_error("cannot create a scratch directory");
@@ -712,7 +693,7 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
                                             " is not there yet: the driver looks for static "
                                             "device libraries when the link is planned");
     probe::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
-    TempDir scratch;
+    util::TempDir scratch("phc-link");
     std::optional<StandInArchives> archives;
     if (inputs == LinkInputs::Planned) {
         archives.emplace(a, req.argv, scratch.path());
