@@ -5,14 +5,17 @@
 #include "gen/paths.h"
 #include "ninja/build_log.h"
 #include "regen/depsets.h"
+#include "split/explain.h"
 #include "util/file.h"
 #include "util/subprocess.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <unistd.h>
 
 namespace phc::gen {
@@ -166,9 +169,22 @@ std::string summary_line(const GenReport& r) {
     if (local > 0)
         sent += fmt::format(", {} object{} kept device compiles local ({}{})", local,
                             local == 1 ? "" : "s", why, local > 1 ? ", ..." : "");
+    const std::string_view unchanged = r.changed ? "" : " (unchanged)";
+    std::map<std::string, size_t> codes; // of the entries left alone
+    for (const auto& d : r.decisions)
+        if (!d.split) ++codes[d.code];
+    if (r.split == 0 && std::all_of(codes.begin(), codes.end(),
+                                    [](const auto& c) { return split::not_multi_arch(c.first); })) {
+        std::string reasons;
+        for (const auto& [code, n] : codes)
+            reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : ", ", code, n);
+        return fmt::format("phc-ninja gen: {}: no multi-architecture HIP compiles among {} "
+                           "entries{}, {} edges{}",
+                           r.ninja_file, r.entries, reasons.empty() ? "" : " (" + reasons + ")",
+                           r.edges, unchanged);
+    }
     return fmt::format("phc-ninja gen: {}: {} entries ({} split, {} plain), {} edges{}{}",
-                       r.ninja_file, r.entries, r.split, r.plain, r.edges, sent,
-                       r.changed ? "" : " (unchanged)");
+                       r.ninja_file, r.entries, r.split, r.plain, r.edges, sent, unchanged);
 }
 
 } // namespace phc::gen

@@ -44,7 +44,9 @@ struct GenReport {
 /// stdout, a device or a fifo; the file's paths are spelled from there.
 Result<GenReport> run_gen(const GenRequest& request);
 
-/// The one-line summary printed after a successful run.
+/// The one-line summary printed after a successful run; when no entry is a
+/// multi-architecture HIP compile (split::not_multi_arch), it says "no
+/// multi-architecture HIP compiles among N entries" with their reasons.
 std::string summary_line(const GenReport& report);
 
 } // namespace phc::gen

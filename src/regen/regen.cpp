@@ -11,6 +11,7 @@
 #include "regen/output.h"
 #include "regen/planning.h"
 #include "regen/records.h"
+#include "split/explain.h"
 #include "util/file.h"
 #include "util/settings.h"
 
@@ -391,24 +392,31 @@ Result<Summary> run(const Options& opts) {
 std::string summary_line(const Summary& s, bool dry_run) {
     std::string left;
     size_t n_left = 0;
+    bool none_multi = s.objects_split == 0 && s.links_split == 0;
     for (const auto& [code, n] : s.left) {
         left += fmt::format("{}{}: {}", left.empty() ? "" : ", ", code, n);
         n_left += n;
+        none_multi = none_multi && split::not_multi_arch(code);
     }
-    std::string line =
-        fmt::format("phc-ninja regen: {} {} objects into {} device edges",
-                    dry_run ? "would split" : "split", s.objects_split, s.device_edges);
-    if (s.links_split > 0)
-        line += fmt::format("; split {} RDC link{} into {} device links", s.links_split,
-                            s.links_split == 1 ? "" : "s", s.device_links);
-    for (const auto& [engine, n] : s.distributed)
-        line += fmt::format("; {} device compile{} sent to {}", n, n == 1 ? "" : "s", engine);
-    for (const auto& [why, n] : s.kept_local)
-        line += fmt::format("; {} object{} kept {} device compiles local ({})", n,
-                            n == 1 ? "" : "s", n == 1 ? "its" : "their", why);
-    if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
-    line += fmt::format("; {} other edges; {} compiler probe{}", s.other_edges, s.probes_run,
-                        s.probes_run == 1 ? "" : "s");
+    std::string line;
+    if (none_multi) {
+        line = fmt::format("phc-ninja regen: no multi-architecture HIP compiles among {} edges{}",
+                           s.other_edges + n_left, left.empty() ? "" : " (" + left + ")");
+    } else {
+        line = fmt::format("phc-ninja regen: {} {} objects into {} device edges",
+                           dry_run ? "would split" : "split", s.objects_split, s.device_edges);
+        if (s.links_split > 0)
+            line += fmt::format("; split {} RDC link{} into {} device links", s.links_split,
+                                s.links_split == 1 ? "" : "s", s.device_links);
+        for (const auto& [engine, n] : s.distributed)
+            line += fmt::format("; {} device compile{} sent to {}", n, n == 1 ? "" : "s", engine);
+        for (const auto& [why, n] : s.kept_local)
+            line += fmt::format("; {} object{} kept {} device compiles local ({})", n,
+                                n == 1 ? "" : "s", n == 1 ? "its" : "their", why);
+        if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
+        line += fmt::format("; {} other edges", s.other_edges);
+    }
+    line += fmt::format("; {} compiler probe{}", s.probes_run, s.probes_run == 1 ? "" : "s");
     if (!s.written.empty())
         line +=
             fmt::format("; {} {}", dry_run ? "would write" : "wrote", fmt::join(s.written, ", "));

@@ -82,7 +82,10 @@ struct Summary {
 /// every ninja run fails loudly instead of building unsplit.
 Result<Summary> run(const Options& opts);
 
-/// The one-line summary regen prints.
+/// The one-line summary regen prints: what was split and left alone, or, when
+/// no edge is a multi-architecture HIP compile (split::not_multi_arch), "no
+/// multi-architecture HIP compiles among N edges" (N: every edge looked at,
+/// phony and generator edges aside).
 std::string summary_line(const Summary& s, bool dry_run);
 
 } // namespace phc::regen

@@ -4,9 +4,19 @@
 
 #include <cstdio>
 #include <fmt/format.h>
+#include <string_view>
 #include <vector>
 
 namespace phc::split {
+
+/// True for the reason codes of a command that is no multi-architecture HIP
+/// compile (one architecture or none, another language or compiler, not a
+/// compile): a build whose every HIP-looking edge has one gets "no
+/// multi-architecture HIP compiles among N edges" instead of "split 0 objects".
+inline bool not_multi_arch(std::string_view code) {
+    return code == "single-arch" || code == "no-arch" || code == "not-hip" ||
+           code == "unknown-compiler" || code == "no-compile" || code == "link-not-rdc";
+}
 
 /// Prints "split  OBJECT  [ARCHS]" or "left alone  OBJECT  CODE: TEXT" for each
 /// decision (a type with object, split, archs, code, text, engine and

@@ -30,6 +30,17 @@ diff want out || fail "unexpected --explain output"
 expect_eq "the note" "phc-ninja gen: note: entry 2: not split (probe-failed): compiler '/nonexistent/clang++' not found" "$(cat err)"
 pass "--explain lists every entry's decision and reason; the note is no error"
 
+# A database without a multi-architecture HIP compile says so.
+cat >single.json <<JSON
+[
+ {"directory": "$dir", "arguments": ["clang++-15", "-x", "hip", $rocm, "--offload-arch=gfx906", "-c", "b.hip", "-o", "b.o"], "file": "b.hip"},
+ {"directory": "$dir", "arguments": ["g++", "-c", "c.cpp", "-o", "c.o"], "file": "c.cpp"}
+]
+JSON
+"$PHC" gen -p single.json -o single.ninja >out 2>err || fail "gen of single.json failed: $(cat err)"
+expect_eq "summary" "phc-ninja gen: single.ninja: no multi-architecture HIP compiles among 2 entries (single-arch: 1, unknown-compiler: 1), 2 edges" "$(cat out)"
+pass "no multi-architecture HIP compile: the summary says so"
+
 rm phc.ninja
 "$PHC" gen --explain -o - >stdout.ninja 2>err || fail "gen --explain -o - failed: $(cat err)"
 grep -q "^split       a.o  \[gfx906 gfx90a\]$" err || fail "decisions not on stderr with -o -: $(cat err)"

@@ -108,3 +108,19 @@ pass "-o build.ninja is in place"
 if "$PHC" regen --bogus 2>err.out; then fail "--bogus accepted"; fi
 expect_eq "usage error" "phc-ninja regen: error: unknown option '--bogus' (see --help)" "$(cat err.out)"
 pass "unknown flags are usage errors"
+
+# A build without a multi-architecture HIP compile says so, not "split 0 objects".
+mkdir -p single && cd single || exit 1
+cat >build.ninja <<R
+rule hipcc
+  command = clang++-15 \$flags -x hip -c \$in -o \$out
+rule cc
+  command = cc -c \$in -o \$out
+build one.o: hipcc ../k.hip
+  flags = $HIP_FLAGS_DEFAULT --offload-arch=gfx906
+build x.o: cc x.c
+R
+"$PHC" regen >out || fail "regen of a single-architecture build failed"
+expect_eq "summary" "phc-ninja regen: no multi-architecture HIP compiles among 2 edges (single-arch: 1); 0 compiler probes; wrote build.ninja.cmake, build.ninja" "$(cat out)"
+cd .. || exit 1
+pass "no multi-architecture HIP compile: the summary says so, with the edges looked at"

@@ -3,6 +3,7 @@
 #include "fake_probe.h"
 #include "gen/compdb.h"
 #include "gen/depfile.h"
+#include "gen/gen.h"
 #include "gen/generate.h"
 #include "gen/paths.h"
 #include "ninja/manifest.h"
@@ -405,4 +406,26 @@ TEST_CASE("gen generate: with the last build's times, entries and edges come cri
     REQUIRE(timed.ok());
     CHECK(builds(timed->text) == S{b + "gfx90a.o", b + "gfx906.o", b + "bundle.hipfb", "b.o", "p.o",
                                    a + "gfx90a.o", a + "gfx906.o", a + "bundle.hipfb", "a.o"});
+}
+
+TEST_CASE("gen summary: a database without a multi-architecture HIP compile says so") {
+    GenReport r;
+    r.ninja_file = "phc.ninja";
+    r.entries = 3;
+    r.plain = 3;
+    r.edges = 3;
+    r.changed = true;
+    for (const char* code : {"not-hip", "single-arch", "not-hip"}) {
+        EntryDecision d;
+        d.code = code;
+        r.decisions.push_back(d);
+    }
+    CHECK(summary_line(r) == "phc-ninja gen: phc.ninja: no multi-architecture HIP compiles among 3 "
+                             "entries (not-hip: 2, single-arch: 1), 3 edges");
+    r.changed = false;
+    CHECK(summary_line(r).ends_with(", 3 edges (unchanged)"));
+    // A multi-architecture compile left alone (its compiler cannot be probed) is one.
+    r.decisions[1].code = "probe-failed";
+    CHECK(summary_line(r) == "phc-ninja gen: phc.ninja: 3 entries (0 split, 3 plain), 3 edges "
+                             "(unchanged)");
 }

@@ -200,6 +200,29 @@ TEST_CASE("summary line") {
     CHECK(regen::summary_line(s, true).ends_with("1 compiler probe; up to date"));
 }
 
+TEST_CASE("summary line: a build without a multi-architecture HIP compile says so") {
+    regen::Summary s;
+    s.other_edges = 5;
+    s.written = {"build.ninja"};
+    CHECK(regen::summary_line(s, false) ==
+          "phc-ninja regen: no multi-architecture HIP compiles among 5 edges; 0 compiler probes; "
+          "wrote build.ninja");
+    s.left = {{"single-arch", 2}, {"not-hip", 1}};
+    s.probes_run = 1;
+    CHECK(regen::summary_line(s, true) ==
+          "phc-ninja regen: no multi-architecture HIP compiles among 8 edges (not-hip: 1, "
+          "single-arch: 2); 1 compiler probe; would write build.ninja");
+    // A multi-architecture compile left alone is not "no multi-architecture compile".
+    s.left["save-temps"] = 1;
+    CHECK(regen::summary_line(s, false).starts_with(
+        "phc-ninja regen: split 0 objects into 0 device edges; left alone 4 HIP edges"));
+    s.left.erase("save-temps");
+    s.links_split = 1;
+    s.device_links = 2;
+    CHECK(regen::summary_line(s, false).starts_with(
+        "phc-ninja regen: split 0 objects into 0 device edges; split 1 RDC link into 2"));
+}
+
 TEST_CASE("regen on several threads writes exactly what one thread writes") {
     test::InScratch in("phc-regen");
     const std::string& dir = in.dir();
