@@ -5,6 +5,7 @@
 #include "util/subprocess.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace phc::regen {
 
@@ -40,6 +41,21 @@ std::vector<std::string> multi_config_tops(const ninja::Manifest& m, const std::
         }
     }
     return out;
+}
+
+Status check_generator(const std::string& manifest) {
+    if (util::file_exists(manifest)) return Ok{};
+    auto cache = util::read_file("CMakeCache.txt");
+    if (!cache) return Ok{};
+    const std::string generator = cache_value(*cache, "CMAKE_GENERATOR");
+    if (generator.empty() || generator.find("Ninja") != std::string::npos) return Ok{};
+    return error_at(
+        manifest,
+        fmt::format("not found: CMake configured this directory with the \"{}\" generator; "
+                    "re-configure it with -G Ninja, or use phc-launch "
+                    "(-DCMAKE_HIP_COMPILER_LAUNCHER=phc-launch) or phc-ninja gen "
+                    "(-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)",
+                    generator));
 }
 
 std::string building_ninja() {

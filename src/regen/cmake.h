@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ninja/manifest.h"
+#include "util/error.h"
 
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ std::string cache_value(std::string_view cache, std::string_view name);
 /// CMake's generator edge writes (one per configuration CMake wrote), besides
 /// `manifest`, that exist. Empty for any other build.
 std::vector<std::string> multi_config_tops(const ninja::Manifest& m, const std::string& manifest);
+
+/// An error at `manifest` when it does not exist and CMakeCache.txt says the
+/// build directory is one of another CMake generator than Ninja's ("Unix
+/// Makefiles"): it names the generator and the ways on (-G Ninja, phc-launch,
+/// phc-ninja gen). Ok otherwise (a missing manifest is then reported as such).
+Status check_generator(const std::string& manifest);
 
 /// The ninja that builds: CMake's CMAKE_MAKE_PROGRAM (CMakeCache.txt in the
 /// current directory), else `ninja` in PATH; "" when there is none.

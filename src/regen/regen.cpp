@@ -271,6 +271,7 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
 Result<Tops> load_tops(const Options& opts, PhaseTimer& timer) {
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     Tops tops;
+    if (auto st = check_generator(opts.manifest); !st) return st.error();
     auto first = load_top(opts.manifest);
     if (!first) return first.error();
     tops.push_back(std::move(*first));

@@ -124,3 +124,13 @@ R
 expect_eq "summary" "phc-ninja regen: no multi-architecture HIP compiles among 2 edges (single-arch: 1); 0 compiler probes; wrote build.ninja.cmake, build.ninja" "$(cat out)"
 cd .. || exit 1
 pass "no multi-architecture HIP compile: the summary says so, with the edges looked at"
+
+# A CMake build directory of the Makefile generator: a one-line error with the
+# ways on, nothing written.
+mkdir -p mk/src && printf 'int main() { return 0; }\n' >mk/src/main.cpp
+printf 'cmake_minimum_required(VERSION 3.20)\nproject(mk LANGUAGES CXX)\nadd_executable(mk main.cpp)\n' >mk/src/CMakeLists.txt
+cmake -S mk/src -B mk/build -G "Unix Makefiles" >/dev/null || fail "cmake -G 'Unix Makefiles' failed"
+if "$PHC" regen -C mk/build 2>err.out; then fail "regen accepted a Makefile build directory"; fi
+expect_eq "error" "mk/build/build.ninja: error: not found: CMake configured this directory with the \"Unix Makefiles\" generator; re-configure it with -G Ninja, or use phc-launch (-DCMAKE_HIP_COMPILER_LAUNCHER=phc-launch) or phc-ninja gen (-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)" "$(cat err.out)"
+[ ! -e mk/build/.phc-ninja ] && [ ! -e mk/build/build.ninja ] || fail "regen wrote into a Makefile build directory"
+pass "a CMake Makefile build directory: one-line error naming -G Ninja, phc-launch and gen"

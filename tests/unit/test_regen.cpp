@@ -400,6 +400,24 @@ size_t count(const std::string& text, std::string_view what) {
 
 } // namespace
 
+TEST_CASE("a CMake build directory of another generator: the error says how to go on") {
+    test::InScratch in;
+    write("CMakeCache.txt", "CMAKE_BUILD_TYPE:STRING=\nCMAKE_GENERATOR:INTERNAL=Unix Makefiles\n");
+    write("Makefile", "all:\n");
+    auto r = regen_in_place();
+    REQUIRE_FALSE(r.ok());
+    CHECK(format_error("phc-ninja regen", r.error()) ==
+          "build.ninja: error: not found: CMake configured this directory with the \"Unix "
+          "Makefiles\" generator; re-configure it with -G Ninja, or use phc-launch "
+          "(-DCMAKE_HIP_COMPILER_LAUNCHER=phc-launch) or phc-ninja gen "
+          "(-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+    // A Ninja build without its manifest is only that.
+    write("CMakeCache.txt", "CMAKE_GENERATOR:INTERNAL=Ninja\n");
+    auto ninja = regen_in_place();
+    REQUIRE_FALSE(ninja.ok());
+    CHECK(ninja.error().message.find("generator") == std::string::npos);
+}
+
 TEST_CASE("a compiler that cannot be probed leaves its edges alone; --strict fails") {
     test::InScratch in;
     write_fake_clang();
