@@ -51,6 +51,11 @@ util::CommandLine command_line(GenRequest& req, std::string& database, split::Sp
     };
     for (auto& opt : split::split_options(split))
         cl.options.push_back(std::move(opt));
+    cl.options.push_back(util::flag_option({"--strict"},
+                                           "fail when a compiler cannot be probed (default: "
+                                           "leave its\nentries alone, reason probe-failed, and "
+                                           "split the rest)",
+                                           req.strict));
     return cl;
 }
 

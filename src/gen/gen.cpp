@@ -103,6 +103,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
     options.distribute = request.distribute;
     options.remote_jobs = request.remote_jobs;
     options.select = request.select;
+    options.strict = request.strict;
     options.private_dir = dir_of(options.ninja_path) + "/.phc-ninja";
     options.generated_from = db->path;
     // What the file's edges took when it was last built (ninja keeps .ninja_log

@@ -271,6 +271,8 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
         auto edges = entry_edges(e, options, probes, g);
         if (!edges)
             return error_at(db.path, fmt::format("entry {}: {}", e.index, edges.error().text()));
+        if (options.strict && g.decisions.back().code == "probe-failed")
+            return error_at(db.path, fmt::format("entry {}: {}", e.index, g.decisions.back().text));
         for (auto& rule : edges->shared)
             if (declared.insert(rule.first).second) shared.push_back(std::move(rule));
         edges->shared.clear();

@@ -37,6 +37,9 @@ struct GenOptions {
     /// in `sets_file` (an absolute path), which the ninja file includes.
     std::string deps_set;
     std::string sets_file;
+    /// An entry whose compiler cannot be probed fails the run (its index and
+    /// the reason); without it the entry is left alone ("probe-failed").
+    bool strict = false;
 };
 
 /// What became of one entry, for `gen --explain`.

@@ -30,6 +30,15 @@ diff want out || fail "unexpected --explain output"
 expect_eq "the note" "phc-ninja gen: note: entry 2: not split (probe-failed): compiler '/nonexistent/clang++' not found" "$(cat err)"
 pass "--explain lists every entry's decision and reason; the note is no error"
 
+# --strict, as regen's: a compiler that cannot be probed is an error naming
+# the entry and the reason, and nothing is written.
+status=0
+"$PHC" gen --strict -o strict.ninja >out 2>err || status=$?
+expect_eq "--strict status" 1 "$status"
+expect_eq "--strict error" "compile_commands.json: error: entry 2: compiler '/nonexistent/clang++' not found" "$(cat err)"
+[ -e strict.ninja ] && fail "gen --strict wrote a ninja file despite the error"
+pass "--strict: a compiler that cannot be probed is a one-line error naming the entry; nothing written"
+
 # A database without a multi-architecture HIP compile says so.
 cat >single.json <<JSON
 [

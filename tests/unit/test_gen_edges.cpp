@@ -7,6 +7,7 @@
 #include "gen/generate.h"
 #include "gen/paths.h"
 #include "ninja/manifest.h"
+#include "scratch.h"
 
 #include <doctest/doctest.h>
 #include <filesystem>
@@ -428,4 +429,39 @@ TEST_CASE("gen summary: a database without a multi-architecture HIP compile says
     r.decisions[1].code = "probe-failed";
     CHECK(summary_line(r) == "phc-ninja gen: phc.ninja: 3 entries (0 split, 3 plain), 3 edges "
                              "(unchanged)");
+}
+
+TEST_CASE("gen generate: a compiler that cannot be probed leaves its entry alone; --strict fails") {
+    phc::test::ScratchDir tmp("phc-gen-strict");
+    Database db;
+    db.path = "compile_commands.json";
+    const Args hip = {"-x",
+                      "hip",
+                      "--rocm-path=/usr",
+                      "--hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+                      "--offload-arch=gfx90a",
+                      "--offload-arch=gfx906",
+                      "-c",
+                      "k.hip",
+                      "-o"};
+    auto argv = [&](const std::string& cc, const std::string& out) {
+        Args a{cc};
+        a.insert(a.end(), hip.begin(), hip.end());
+        a.push_back(out);
+        return a;
+    };
+    db.entries.push_back(entry(0, tmp.path(), argv("clang++-15", tmp.file("a.o")),
+                               tmp.file("k.hip"), tmp.file("a.o")));
+    db.entries.push_back(entry(1, tmp.path(), argv("/nonexistent/clang++", tmp.file("b.o")),
+                               tmp.file("k.hip"), tmp.file("b.o")));
+    GenOptions o = options_in(tmp.path());
+    auto g = generate(db, o);
+    REQUIRE(g.ok());
+    CHECK(g->split == 1);
+    CHECK(g->decisions.at(1).code == "probe-failed");
+    o.strict = true;
+    auto strict = generate(db, o);
+    REQUIRE_FALSE(strict.ok());
+    CHECK(phc::format_error("phc-ninja gen", strict.error()) ==
+          "compile_commands.json: error: entry 1: compiler '/nonexistent/clang++' not found");
 }
