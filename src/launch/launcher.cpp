@@ -35,34 +35,63 @@ private:
     bool warned_ = false;
 };
 
-/// Prints the device compiles' output: common diagnostics once, others per architecture.
-void print_device_output(const std::vector<Job>& jobs, const RunReport& rep) {
-    std::vector<LabeledOutput> outs, errs;
-    bool complete = true;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-        const JobResult& r = rep.jobs[i];
-        if (r.state != JobResult::State::Exited && r.state != JobResult::State::SpawnFailed) {
-            complete = false;
-            continue; // stopped by us, or never ran: its output is not news
+/// The output of a wave of several jobs (the device compiles), held back
+/// until the host compile's is known, so that a diagnostic both print is
+/// shown once (merge_outputs).
+class HeldOutput {
+public:
+    /// Holds what the jobs of `wave` that ran to the end printed.
+    void hold(const std::vector<Job>& wave, const RunReport& rep) {
+        flush();
+        for (size_t i = 0; i < wave.size(); ++i) {
+            const JobResult& r = rep.jobs[i];
+            if (r.state != JobResult::State::Exited && r.state != JobResult::State::SpawnFailed) {
+                complete_ = false;
+                continue; // stopped by us, or never ran: its output is not news
+            }
+            outs_.push_back({wave[i].label, r.out});
+            errs_.push_back({wave[i].label, r.err});
         }
-        outs.push_back({jobs[i].label, r.out});
-        errs.push_back({jobs[i].label, r.err});
     }
-    write_all(1, merge_outputs(outs, complete));
-    write_all(2, merge_outputs(errs, complete));
-}
+    /// Prints one job's output: with what is held when it is the host
+    /// compile's (or prints nothing), else after it.
+    void print(const Job& job, const JobResult& r) {
+        if (r.state == JobResult::State::Stopped) return flush();
+        if (job.label != kHostLabel && r.out.empty() && r.err.empty()) return;
+        if (job.label != kHostLabel || outs_.empty()) {
+            flush();
+            write_all(1, r.out);
+            write_all(2, r.err);
+            return;
+        }
+        outs_.push_back({job.label, r.out});
+        errs_.push_back({job.label, r.err});
+        flush();
+    }
+    /// Prints what is held.
+    void flush() {
+        if (outs_.empty()) return;
+        write_all(1, merge_outputs(outs_, complete_));
+        write_all(2, merge_outputs(errs_, complete_));
+        outs_.clear();
+        errs_.clear();
+        complete_ = true;
+    }
 
-/// Runs one job (bundle or host) in the implicit slot, printing its output.
+private:
+    std::vector<LabeledOutput> outs_, errs_;
+    bool complete_ = true;
+};
+
+/// Runs one job (bundle or host) in the implicit slot, printing its output
+/// through `held`.
 RunReport run_one(const Job& job, Jobserver& js, SignalPipe& signals, const LaunchOptions& opt,
-                  Tracer& tracer, const std::string& trace_name) {
+                  Tracer& tracer, const std::string& trace_name, HeldOutput& held) {
     RunOptions ro;
     ro.grace_ms = opt.grace_ms;
     ro.on_done = [&](size_t, const JobResult& r) { tracer.record(r, trace_name); };
     RunReport rep = run_jobs({job}, js, signals, ro);
-    if (rep.jobs[0].state != JobResult::State::Stopped) {
-        write_all(1, rep.jobs[0].out);
-        write_all(2, rep.jobs[0].err);
-    }
+    held.print(job, rep.jobs[0]);
     return rep;
 }
 
@@ -110,13 +139,14 @@ void remove_outputs(const std::vector<std::string>& outputs) {
 Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
                   const LaunchOptions& opt) {
     Tracer tracer(opt.trace_path);
+    HeldOutput held;
     Outcome o;
     for (const std::vector<Job>& wave : jobs.waves) {
         if (wave.size() == 1) {
             // The host compile's line is the object's own, as ninja would log it.
             const std::string name =
-                wave[0].label == "host" ? jobs.name : jobs.name + "::" + wave[0].label;
-            o = outcome_of(run_one(wave[0], js, signals, opt, tracer, name));
+                wave[0].label == kHostLabel ? jobs.name : jobs.name + "::" + wave[0].label;
+            o = outcome_of(run_one(wave[0], js, signals, opt, tracer, name, held));
         } else {
             RunOptions ro;
             ro.grace_ms = opt.grace_ms;
@@ -124,7 +154,7 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
                 tracer.record(r, jobs.name + "::" + wave[i].label);
             };
             RunReport rep = run_jobs(wave, js, signals, ro);
-            if (!rep.signal) print_device_output(wave, rep);
+            if (!rep.signal) held.hold(wave, rep);
             o = outcome_of(rep);
         }
         if (o.exit_code == 0) {
@@ -132,6 +162,7 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
         }
         if (o.exit_code != 0) break;
     }
+    held.flush();
     if (o.exit_code == 0 && !jobs.check.argv.empty()) {
         o = compare_with_reference(jobs);
         // A stop signal during the comparison is the command's outcome.

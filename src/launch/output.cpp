@@ -53,19 +53,22 @@ std::string prefix_lines(std::string_view block, std::string_view label) {
 namespace {
 
 /// `block` with each whole-word `label` replaced by '\x01', so that "1 warning
-/// generated when compiling for gfx906." matches its gfx90a twin.
+/// generated when compiling for gfx906." matches its gfx90a twin. The host's
+/// label is replaced only there ("compiling for host"): "host" is a common word.
 std::string without_label(const std::string& block, const std::string& label) {
     if (label.empty()) return block;
+    const std::string word = label == kHostLabel ? "compiling for " + label : label;
+    const size_t keep = word.size() - label.size(); // the part before the label stays
     std::string key;
     size_t pos = 0;
     while (true) {
-        size_t hit = block.find(label, pos);
+        size_t hit = block.find(word, pos);
         if (hit == std::string::npos) break;
-        size_t after = hit + label.size();
+        size_t after = hit + word.size();
         bool word_end = after == block.size() ||
                         !(std::isalnum(static_cast<unsigned char>(block[after])) ||
                           block[after] == ':' || block[after] == '+' || block[after] == '-');
-        key.append(block, pos, hit - pos);
+        key.append(block, pos, hit + keep - pos);
         key += word_end ? std::string("\x01") : label;
         pos = after;
     }
@@ -73,11 +76,17 @@ std::string without_label(const std::string& block, const std::string& label) {
     return key;
 }
 
-/// `key` with the placeholder replaced by every label, comma-separated.
-std::string with_labels(const std::string& key, const std::vector<LabeledOutput>& outputs) {
+/// The labels of `outputs` at `which`, comma-separated.
+std::string joined_labels(const std::vector<LabeledOutput>& outputs,
+                          const std::vector<size_t>& which) {
     std::string labels;
-    for (const auto& o : outputs)
-        labels += (labels.empty() ? "" : ", ") + o.label;
+    for (size_t i : which)
+        labels += (labels.empty() ? "" : ", ") + outputs[i].label;
+    return labels;
+}
+
+/// `key` with the placeholder replaced by `labels`.
+std::string with_labels(const std::string& key, const std::string& labels) {
     std::string out;
     for (char c : key)
         if (c == '\x01')
@@ -100,33 +109,29 @@ std::string merge_outputs(const std::vector<LabeledOutput>& outputs, bool comple
     for (size_t i = 0; i < keys.size(); ++i)
         used[i].assign(keys[i].size(), false);
 
-    bool can_share = complete && outputs.size() > 1;
     std::string merged;
     for (size_t i = 0; i < keys.size(); ++i) {
         for (size_t b = 0; b < keys[i].size(); ++b) {
             if (used[i][b]) continue;
             used[i][b] = true;
             const std::string& key = keys[i][b];
-            // Find the same block, not yet matched, in every other output.
-            std::vector<size_t> match(keys.size(), 0);
-            bool everywhere = can_share;
-            for (size_t j = 0; everywhere && j < keys.size(); ++j) {
-                if (j == i) continue;
-                everywhere = false;
-                for (size_t k = 0; k < keys[j].size() && !everywhere; ++k) {
+            // The same block, not yet matched, in each later output (every
+            // block of an earlier one is matched already).
+            std::vector<size_t> from{i};
+            for (size_t j = i + 1; j < keys.size(); ++j)
+                for (size_t k = 0; k < keys[j].size(); ++k)
                     if (!used[j][k] && keys[j][k] == key) {
-                        match[j] = k;
-                        everywhere = true;
+                        used[j][k] = true;
+                        from.push_back(j);
+                        break;
                     }
-                }
-            }
-            if (everywhere) {
-                for (size_t j = 0; j < keys.size(); ++j)
-                    if (j != i) used[j][match[j]] = true;
-                merged += with_labels(key, outputs);
-            } else {
-                merged += prefix_lines(with_labels(key, {outputs[i]}), outputs[i].label);
-            }
+            const std::string labels = joined_labels(outputs, from);
+            // The host compile's own are plain, as the driver prints them.
+            const bool host_only = from.size() == 1 && outputs[i].label == kHostLabel;
+            if (host_only || (complete && outputs.size() > 1 && from.size() == outputs.size()))
+                merged += with_labels(key, labels);
+            else
+                merged += prefix_lines(with_labels(key, labels), labels);
         }
     }
     return merged;

@@ -99,5 +99,18 @@ exec 7<&- 8>&-
 echo "-- MAKEFLAGS naming a missing fifo"
 one_compile " -j2 --jobserver-auth=fifo:$W/no-such-fifo"
 
+echo "-- a warning in a kernel: shown once, naming every compile that printed it"
+mkdir -p warn && cat >warn/k.hip <<'K'
+#include <hip/hip_runtime.h>
+__global__ void k(float* x) { int unused = 3; x[threadIdx.x] *= 2.0f; }
+K
+(cd warn && "$L" hipcc -Wall --offload-arch=gfx906 --offload-arch=gfx90a -c k.hip -o k.o) 2>warn.err \
+  || { cat warn.err; fail "the kernel with a warning did not compile"; }
+[ "$(grep -c "warning: unused variable 'unused'" warn.err)" = 1 ] \
+  || { cat warn.err; fail "the warning is not shown exactly once"; }
+grep -qx "1 warning generated when compiling for gfx906, gfx90a, host." warn.err \
+  || { cat warn.err; fail "the warning does not name the architectures and the host"; }
+[ "$(grep -c . warn.err)" = 4 ] || { cat warn.err; fail "more than the warning on stderr"; }
+
 echo "launch_make: all passed"
 rm -rf "$W"

@@ -1,4 +1,5 @@
 #include "launch/output.h"
+#include "split/plan.h"
 
 #include <doctest/doctest.h>
 
@@ -44,8 +45,7 @@ TEST_CASE("output: what differs is shown with the architecture named") {
 TEST_CASE("output: incomplete runs and single outputs are all prefixed") {
     std::string w = kWarn;
     CHECK(merge_outputs({{"gfx90a", w}}) == prefix_lines(w, "gfx90a"));
-    CHECK(merge_outputs({{"a", w}, {"b", w}}, false) ==
-          prefix_lines(w, "a") + prefix_lines(w, "b"));
+    CHECK(merge_outputs({{"a", w}, {"b", w}}, false) == prefix_lines(w, "a, b"));
     CHECK(merge_outputs({{"a", ""}, {"b", ""}}).empty());
     CHECK(prefix_lines("no newline", "x") == "[x] no newline\n");
 }
@@ -67,4 +67,23 @@ TEST_CASE("output: blocks that differ only by the architecture's name are merged
                  "[gfx90a:xnack+] for gfx90a:xnack+ and gfx90a\n");
     auto one = merge_outputs({{"gfx906", "x for gfx906\n"}, {"gfx90a", "y for gfx90a\n"}});
     CHECK(one == "[gfx906] x for gfx906\n[gfx90a] y for gfx90a\n");
+}
+
+TEST_CASE("output: the host compile's copy of a device diagnostic is shown once with them") {
+    auto w = [](const char* label) {
+        return std::string(kWarn) + "1 warning generated when compiling for " + label + ".\n";
+    };
+    CHECK(merge_outputs({{"gfx906", w("gfx906")}, {"gfx90a", w("gfx90a")}, {"host", w("host")}}) ==
+          std::string(kWarn) + "1 warning generated when compiling for gfx906, gfx90a, host.\n");
+    // What only some printed is shown once, naming them.
+    CHECK(merge_outputs({{"gfx906", w("gfx906")}, {"gfx90a", w("gfx90a")}, {"host", ""}}) ==
+          prefix_lines(std::string(kWarn) + "1 warning generated when compiling for gfx906, "
+                                            "gfx90a.\n",
+                       "gfx906, gfx90a"));
+    // The host compile's own diagnostics are plain, as the driver prints them.
+    CHECK(merge_outputs({{"gfx906", ""}, {"gfx90a", ""}, {"host", w("host")}}) == w("host"));
+    // "host" elsewhere is a word like any other: a path naming it still matches.
+    const std::string path = "src/host/h.h:1:1: warning: w [-Wx]\n";
+    CHECK(merge_outputs({{"gfx906", path}, {"host", path}}) == path);
+    CHECK(std::string(phc::split::step_kind_name(phc::split::StepKind::Host)) == kHostLabel);
 }

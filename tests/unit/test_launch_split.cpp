@@ -88,8 +88,32 @@ TEST_CASE("split runner: common device warnings once, host output after, object 
     cap.restore();
     CHECK(o.exit_code == 0);
     CHECK(o.signal == 0);
-    CHECK(cap.err() == "k.hip:1:1: warning: same\n[gfx90a] only 90a\nhost-said\n");
+    // Device diagnostics name the compiles that printed them; the host's own are plain.
+    CHECK(cap.err() == "[gfx906, gfx90a] k.hip:1:1: warning: same\n[gfx90a] only 90a\nhost-said\n");
     CHECK(exists(obj));
+    ::unlink(obj.c_str());
+}
+
+TEST_CASE("split runner: a warning the device and host compiles print is shown once, naming them") {
+    auto sp = signals();
+    auto js = Jobserver::local(2);
+    std::string obj = "/tmp/phc-unit-split-host-" + std::to_string(::getpid()) + ".o";
+    auto warn = [](const std::string& label) {
+        return "echo 'k.hip:1:1: warning: w'; echo '1 warning generated when compiling for " +
+               label + ".'";
+    };
+    SplitJobs jobs;
+    jobs.waves = {{sh("gfx906", "{ " + warn("gfx906") + "; } >&2"),
+                   sh("gfx90a", "{ " + warn("gfx90a") + "; } >&2")},
+                  {sh("bundle", "true")},
+                  {sh("host", "{ " + warn("host") + "; } >&2; echo obj > " + obj)}};
+    jobs.outputs = {obj};
+    Capture cap;
+    Outcome o = run_split(jobs, *js, *sp, {});
+    cap.restore();
+    CHECK(o.exit_code == 0);
+    CHECK(cap.err() ==
+          "k.hip:1:1: warning: w\n1 warning generated when compiling for gfx906, gfx90a, host.\n");
     ::unlink(obj.c_str());
 }
 
