@@ -16,6 +16,7 @@
 #include "util/args.h"
 #include "util/error.h"
 #include "util/settings.h"
+#include "why/why.h"
 
 #include <cstdio>
 #include <string>
@@ -71,6 +72,8 @@ constexpr Command kCommands[] = {
      phc::check::cli_main},
     {"report", "where the last ninja build's time went: summary, --html page, --trace",
      phc::report::cli_main},
+    {"why", "which inputs make an output dirty (the headers, not phc_s_... sets)",
+     phc::why::cli_main},
     {"manifest", "inspect a ninja manifest with phc-ninja's own parser", phc::ninja::cli_main},
     {"version", "print the version (--verbose: and every setting with its origin)", version_main},
 };

@@ -138,6 +138,23 @@ std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
     return out;
 }
 
+std::unordered_map<std::string, int64_t> log_mtimes(std::string_view text) {
+    std::unordered_map<std::string, int64_t> out;
+    size_t nl = text.find('\n');
+    if (nl == std::string_view::npos || !header_version(text.substr(0, nl), "").ok()) return out;
+    for (size_t pos = nl + 1; pos < text.size();) {
+        size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view f[5];
+        const size_t n = split_tabs(text.substr(pos, end - pos), f, 5);
+        pos = end + 1;
+        int64_t start = 0, stop = 0, mtime = 0;
+        if (n < 4 || !entry_times(f[0], f[1], start, stop) || !parse_int(f[2], mtime)) continue;
+        out[std::string(f[3])] = mtime;
+    }
+    return out;
+}
+
 Result<BuildLog> read_log(const std::string& path, const std::string& shown) {
     auto text = util::read_file(path);
     if (!text) {

@@ -50,6 +50,11 @@ Result<BuildLog> parse_log(std::string_view text, const std::string& path);
 /// parse_log() skips them, are skipped).
 std::unordered_map<std::string, int64_t> last_durations(std::string_view text);
 
+/// The mtime each output's last line records (ninja's LookupByOutput: the
+/// newest line of an output in the whole log), in the unit ninja writes
+/// (nanoseconds since ninja 1.10); lines parse_log() skips are skipped.
+std::unordered_map<std::string, int64_t> log_mtimes(std::string_view text);
+
 /// Reads and parses the log at `path`; errors name it as `shown` (a missing
 /// file: "cannot read the ninja log: No such file or directory" at SHOWN).
 Result<BuildLog> read_log(const std::string& path, const std::string& shown);

@@ -61,6 +61,7 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
             if (out < 0 || static_cast<size_t>(out) >= spans.size())
                 return make_error(fmt::format("unknown output id in record at byte {}", at));
             log.recorded[static_cast<size_t>(out)] = true;
+            log.last[static_cast<size_t>(out)] = static_cast<uint32_t>(at);
         } else {
             size_t len = size - 4;
             for (int pad = 0; pad < 3 && len > 0 && text[body + len - 1] == '\0'; ++pad)
@@ -71,6 +72,7 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
                 return make_error(fmt::format("path id out of order at byte {}", at));
             spans.emplace_back(body, len);
             log.recorded.push_back(false);
+            log.last.push_back(0);
         }
         at = body + size;
     }
@@ -82,6 +84,22 @@ Result<DepsLog> parse_deps_log(std::string_view text) {
             return make_error(fmt::format("path '{}' recorded twice", log.paths[i]));
     log.size = text.size();
     return log;
+}
+
+std::optional<DepsRecord> record_of(std::string_view text, const DepsLog& log,
+                                    std::string_view path) {
+    auto it = log.ids.find(std::string(path));
+    if (it == log.ids.end() || static_cast<size_t>(it->second) >= log.last.size()) return {};
+    const uint32_t at = log.last[static_cast<size_t>(it->second)];
+    if (at == 0 || at + 16 > text.size()) return {};
+    const uint32_t size = load32(text, at) & 0x7fffffffu;
+    DepsRecord r;
+    r.output = std::string(path);
+    r.mtime = static_cast<int64_t>(static_cast<uint64_t>(load32(text, at + 8)) |
+                                   static_cast<uint64_t>(load32(text, at + 12)) << 32);
+    for (size_t k = at + 16; k < at + 4 + size; k += 4)
+        r.deps.push_back(log.paths[load32(text, k)]);
+    return r;
 }
 
 std::string deps_log_append(DepsLog& log, const std::vector<DepsRecord>& records) {

@@ -19,6 +19,7 @@
 #include "util/error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -46,9 +47,15 @@ struct DepsLog {
     std::unordered_map<std::string, int32_t> ids; ///< path -> id
     std::vector<bool> recorded;                   ///< by id: a deps record names it
     uint64_t size = 0;                            ///< bytes read (the whole file)
+    std::vector<uint32_t> last;                   ///< by id: the byte of its last record (parse)
 
     bool has_record(std::string_view path) const;
 };
+
+/// The last record of `path` in `text`, the log `log` was parsed from
+/// (parse_deps_log), or nullopt when it has none.
+std::optional<DepsRecord> record_of(std::string_view text, const DepsLog& log,
+                                    std::string_view path);
 
 /// Reads a version 4 deps log from `text`. An error for anything else (another
 /// version, a record cut short or naming an unknown id).

@@ -99,3 +99,18 @@ TEST_CASE("deps log: another version or a damaged log is refused") {
     bad[empty_log().size() + 4 + 4] ^= 1; // first path record's checksum
     CHECK_FALSE(parse_deps_log(bad).ok());
 }
+
+TEST_CASE("deps log: record_of reads an output's last record back") {
+    auto log = parse_deps_log(empty_log());
+    REQUIRE(log.ok());
+    std::string text = empty_log() + deps_log_append(*log, {{"a.o", 7, {"x.h"}}});
+    text += deps_log_append(*log, {{"b.o", 9, {"y.h"}}, {"a.o", int64_t{1} << 40, {"x.h", "z.h"}}});
+    auto back = parse_deps_log(text);
+    REQUIRE(back.ok());
+    auto a = record_of(text, *back, "a.o");
+    REQUIRE(a);
+    CHECK(*a == DepsRecord{"a.o", int64_t{1} << 40, {"x.h", "z.h"}});
+    CHECK(record_of(text, *back, "b.o")->deps == std::vector<std::string>{"y.h"});
+    CHECK_FALSE(record_of(text, *back, "x.h")); // a path, not a record
+    CHECK_FALSE(record_of(text, *back, "c.o"));
+}
