@@ -2,6 +2,7 @@
 
 #include "compile/analysis.h"
 #include "util/file.h"
+#include "util/settings.h"
 
 #include <fmt/format.h>
 
@@ -59,6 +60,39 @@ Result<Carry> carry_of(const ninja::EdgeRef& edge) {
     return c;
 }
 
+namespace {
+
+/// True when `argv` makes -w change what a compile does: warnings that are
+/// errors (-Werror...), or a command line the object records.
+bool warnings_matter(const std::vector<std::string>& argv) {
+    for (const std::string& a : argv)
+        if (a.starts_with("-Werror") || a == "-pedantic-errors" || a == "-frecord-command-line" ||
+            a == "-frecord-gcc-switches" || a == "-grecord-command-line" ||
+            a == "-grecord-gcc-switches")
+            return true;
+    return false;
+}
+
+/// PHC_DEVICE_WARNINGS=first: the device compiles after the first get -w, so
+/// a warning shows once for the device code instead of once per architecture.
+/// -w changes no code (clang 15's device objects were compared byte for byte
+/// with and without it); it is not added where warnings_matter().
+void quiet_later_devices(split::Plan& plan) {
+    // Only where the comparison was made: local, non-RDC device objects.
+    if (util::get("PHC_DEVICE_WARNINGS") != "first" || plan.engine != split::Engine::None ||
+        plan.rdc)
+        return;
+    bool first = true;
+    for (split::Step& s : plan.steps) {
+        if (s.kind != split::StepKind::Device) continue;
+        if (warnings_matter(s.argv)) return;
+        if (!first) s.argv.push_back("-w");
+        first = false;
+    }
+}
+
+} // namespace
+
 Rendered render_split(std::string_view command, const compile::AnalyzeInput& in, const Carry& carry,
                       probe::ProbeCache& probes, const edges::Policy& policy, bool overlap_host,
                       split::Plan* plan_out) {
@@ -87,6 +121,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     d.code = std::string(compile::reason_code(plan->analysis.decision.reason));
     d.text = plan->analysis.decision.text;
     if (!plan->split()) return r;
+    quiet_later_devices(*plan);
     auto edges = edges::compile_edges(*plan, carry, policy);
     if (!edges) {
         r.error = edges.error();

@@ -6,6 +6,7 @@
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "split/options.h"
+#include "util/settings.h"
 
 #include <fmt/format.h>
 
@@ -15,8 +16,10 @@ namespace {
 
 /// The command that runs regen again, as the hook and the stand-in run it.
 std::string regen_again(const Options& o) {
+    // What the environment chose must hold when ninja re-runs regen too.
     std::string again =
-        compile::quote_word(o.self) + " regen -C " + compile::quote_word(o.build_dir);
+        util::get("PHC_DEVICE_WARNINGS") == "first" ? "PHC_DEVICE_WARNINGS=first " : "";
+    again += compile::quote_word(o.self) + " regen -C " + compile::quote_word(o.build_dir);
     if (o.manifest != "build.ninja") again += " -f " + compile::quote_word(o.manifest);
     if (o.device_jobs > 0) again += fmt::format(" --device-jobs {}", o.device_jobs);
     if (o.strict) again += " --strict";

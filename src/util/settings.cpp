@@ -18,6 +18,10 @@ constexpr Setting kSettings[] = {
      "phc-launch"},
     {"PHC_COMPILER", "none",
      "the compiler to run: every argument of phc-launch is then the compiler's", "phc-launch"},
+    {"PHC_DEVICE_WARNINGS", "all",
+     "first: only the first architecture's device edge prints warnings (the others get -w, "
+     "which leaves their objects as they were); not with -Werror or a recorded command line",
+     "regen"},
     {"PHC_DISTRIBUTE", "auto",
      "icecc, distcc: send device compiles there (--distribute); none: never; auto: when the "
      "launcher is one",

@@ -134,3 +134,31 @@ if "$PHC" regen -C mk/build 2>err.out; then fail "regen accepted a Makefile buil
 expect_eq "error" "mk/build/build.ninja: error: not found: CMake configured this directory with the \"Unix Makefiles\" generator; re-configure it with -G Ninja, or use phc-launch (-DCMAKE_HIP_COMPILER_LAUNCHER=phc-launch) or phc-ninja gen (-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)" "$(cat err.out)"
 [ ! -e mk/build/.phc-ninja ] && [ ! -e mk/build/build.ninja ] || fail "regen wrote into a Makefile build directory"
 pass "a CMake Makefile build directory: one-line error naming -G Ninja, phc-launch and gen"
+
+# PHC_DEVICE_WARNINGS=first: a warning in a kernel shows for the first
+# architecture's device edge and the host only; the object is the same bytes.
+mkdir -p dw && cd dw || exit 1
+cat >w.hip <<'K'
+#include <hip/hip_runtime.h>
+__global__ void k(float* x) { int unused = 3; x[threadIdx.x] *= 2.0f; }
+K
+cat >build.ninja <<R
+rule hipcc
+  command = clang++-15 $HIP_FLAGS_DEFAULT -Wall --offload-arch=gfx906 --offload-arch=gfx90a -x hip -c \$in -o \$out
+build w.o: hipcc w.hip
+R
+cp build.ninja orig.ninja
+"$PHC" regen --quiet || fail "regen failed"
+ninja >all.out 2>&1 || fail "build failed: $(cat all.out)"
+expect_eq "warnings without the switch" 3 "$(grep -c "warning: unused variable" all.out)"
+cp w.o all.o
+cp orig.ninja build.ninja
+rm -rf .ninja_log .ninja_deps .phc-ninja build.ninja.cmake w.o w.o.phc
+PHC_DEVICE_WARNINGS=first "$PHC" regen --quiet || fail "regen with PHC_DEVICE_WARNINGS=first failed"
+ninja >first.out 2>&1 || fail "build failed: $(cat first.out)"
+expect_eq "warnings with PHC_DEVICE_WARNINGS=first" 2 "$(grep -c "warning: unused variable" first.out)"
+grep -q "compiling for gfx906\.$" first.out || fail "no warning of the first architecture: $(cat first.out)"
+grep -q "compiling for gfx90a" first.out && fail "gfx90a still warns: $(cat first.out)"
+cmp -s w.o all.o || fail "-w on the later device edges changed the object"
+cd .. || exit 1
+pass "PHC_DEVICE_WARNINGS=first: the first architecture and the host warn, the object is unchanged"

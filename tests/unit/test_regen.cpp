@@ -769,3 +769,46 @@ TEST_CASE("with a builddir, .ninja_log is read where ninja keeps it") {
     REQUIRE(b != order.end());
     CHECK(b < a);
 }
+
+TEST_CASE("PHC_DEVICE_WARNINGS=first: the device edges after the first get -w, also after CMake") {
+    test::InScratch in;
+    write("build.ninja", std::string(kHipRule) +
+                             "rule RERUN_CMAKE\n  command = cmake --regenerate-during-build\n"
+                             "  generator = 1\n"
+                             "build a.o: HIP a.hip\n"
+                             "build b.o: HIP b.hip\n  FLAGS = -Werror=unused-variable\n"
+                             "build build.ninja: RERUN_CMAKE CMakeLists.txt\n");
+    auto device_commands = [](const std::string& object) {
+        auto m = ninja::load_manifest("build.ninja");
+        REQUIRE(m.ok());
+        std::vector<std::string> out;
+        for (const char* arch : {"gfx906", "gfx90a"}) {
+            auto node = m->find_node(object + ".phc/" + arch + ".o");
+            REQUIRE(node);
+            auto cmd = m->edge(static_cast<size_t>(m->producer(*node))).evaluate("command");
+            REQUIRE(cmd.ok());
+            out.push_back(*cmd);
+        }
+        return out;
+    };
+    auto has_w = [](const std::string& cmd) { return cmd.find(" -w ") != std::string::npos; };
+    REQUIRE(::setenv("PHC_DEVICE_WARNINGS", "first", 1) == 0);
+    auto r = regen_in_place();
+    ::unsetenv("PHC_DEVICE_WARNINGS");
+    REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+    auto a = device_commands("a.o");
+    CHECK_FALSE(has_w(a[0]));
+    CHECK(has_w(a[1]));
+    // -Werror: -w would let a warning the first architecture does not print pass.
+    auto b = device_commands("b.o");
+    CHECK_FALSE(has_w(b[0]));
+    CHECK_FALSE(has_w(b[1]));
+    // ninja's re-run of regen after CMake keeps the choice.
+    CHECK(read("build.ninja").find("PHC_DEVICE_WARNINGS=first /opt/phc/phc-ninja regen -C ") !=
+          std::string::npos);
+    // Without it, no -w.
+    auto plain = regen_in_place();
+    REQUIRE(plain.ok());
+    CHECK_FALSE(has_w(device_commands("a.o")[1]));
+    CHECK(read("build.ninja").find("PHC_DEVICE_WARNINGS") == std::string::npos);
+}
