@@ -51,3 +51,26 @@ status=0
 expect_eq "unknown output status" 1 "$status"
 expect_eq "unknown output" "phc-ninja why: error: unknown target 'no/such.o'" "$(cat err)"
 pass "an unknown output is a one-line error"
+
+# A manifest with a builddir (as gen writes one): the logs are read from there.
+mkdir -p "$dir/bd" && cd "$dir/bd" || exit 1
+cat >w.ninja <<'N'
+builddir = .b
+rule cp
+  command = cmp -s $in $out || cp $in $out
+  restat = 1
+build out.txt: cp in.txt | extra.h
+N
+echo a >in.txt && echo h >extra.h
+ninja -f w.ninja >/dev/null || fail "the builddir manifest did not build"
+[ -f .b/.ninja_log ] || fail "ninja kept no log in the builddir"
+expect_eq "why after the build" "out.txt is up to date" "$("$PHC" why -f w.ninja out.txt)"
+sleep 1 && touch extra.h
+expect_eq "why after touching extra.h" "out.txt will be rebuilt:
+  newer: extra.h" "$("$PHC" why -f w.ninja out.txt)"
+ninja -f w.ninja >/dev/null
+# restat: the command left the output as it was (older than extra.h), but its
+# log line records a later time: up to date, for ninja and for why.
+expect_eq "why after a restat build" "out.txt is up to date" "$("$PHC" why -f w.ninja out.txt)"
+expect_eq "ninja agrees" "ninja: no work to do." "$(ninja -f w.ninja -n)"
+pass "a builddir: the log read there; a restat edge's log time counts"
