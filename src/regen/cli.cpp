@@ -119,12 +119,8 @@ void warn_probe_failures(const Summary& s) {
 int cli_main(int argc, char** argv) {
     Args args;
     const util::CommandLine cl = command_line(args);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     Options& o = args.o;
     const std::string& dir = args.dir;
     const bool explain = args.split.explain, quiet = args.quiet;
