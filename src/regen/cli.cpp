@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -168,9 +167,7 @@ int cli_main(int argc, char** argv) {
                              d.object.c_str(), d.archs.size(),
                              fmt::format("{}", fmt::join(d.archs, " ")).c_str());
     if (!quiet || o.dry_run) std::fprintf(report, "%s\n", summary_line(*r, o.dry_run).c_str());
-    // Everything is written; freeing the manifest would only cost time.
-    std::fflush(nullptr);
-    std::_Exit(0);
+    return 0;
 }
 
 } // namespace phc::regen
