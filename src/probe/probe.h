@@ -55,6 +55,10 @@ struct ProbeResult {
     /// compile embeds the packed file with this cc1 option, as its job spells it
     /// ("-fembed-offload-object="). Empty otherwise.
     std::string embed_option;
+    /// The new offload driver's jobs not understood (no codegen, no
+    /// embed_option): which phase of reading them gave up and why, for
+    /// --explain ("the wrapper's dry run: ..."); "" otherwise or unknown.
+    std::string not_understood;
 
     /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
     /// for the bundler, "--image=file=...,arch=..." for the packer).
