@@ -258,7 +258,7 @@ Result<Manifest> load_manifest(const std::string& path);
 /// Parses `text` as a file named `filename`; includes are read with `reader`
 /// (default: every include fails as missing).
 Result<Manifest> parse_manifest(std::string text, std::string filename = "build.ninja",
-                                FileReader reader = {});
+                                const FileReader& reader = {});
 
 /// Parses the written (edited) text of every file of `m` again, from memory.
 Result<Manifest> reparse(const Manifest& m);
