@@ -38,12 +38,8 @@ int version_main(int argc, char** argv) {
     cl.options = {phc::util::flag_option(
         {"--verbose"}, "and every setting (environment variable) with its value's origin",
         verbose)};
-    phc::util::Parsed parsed = phc::util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(phc::util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (!parsed.error.empty()) return phc::util::usage_error(cl, parsed.error);
+    phc::util::Parsed parsed;
+    if (auto status = phc::util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     std::printf("phc-ninja %s\n", PHC_VERSION);
     if (verbose) std::fputs(phc::util::settings_report().c_str(), stdout);
     return 0;

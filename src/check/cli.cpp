@@ -108,16 +108,13 @@ Status build(const Args& a, const std::vector<Target>& targets) {
 int cli_main(int argc, char** argv) {
     Args a;
     const util::CommandLine cl = command_line(a);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (parsed.error.empty() && a.all && !parsed.positional.empty())
-        parsed.error = "--all and OUTPUT... exclude each other";
-    if (parsed.error.empty() && a.manifest.find('/') != std::string::npos)
-        parsed.error = "-f names a file in the build directory (-C DIR): '" + a.manifest + "'";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (a.all && !parsed.positional.empty())
+        return util::usage_error(cl, "--all and OUTPUT... exclude each other");
+    if (a.manifest.find('/') != std::string::npos)
+        return util::usage_error(cl, "-f names a file in the build directory (-C DIR): '" +
+                                         a.manifest + "'");
     if (::chdir(a.dir.c_str()) != 0)
         return print_error(cl.name, make_error(fmt::format("{}: {}", a.dir, std::strerror(errno))));
     auto all = split_targets(a.manifest, a.compdb);

@@ -195,14 +195,12 @@ void note_option(Facts& f, const ParsedArg& a, std::string& lang) {
         f.save_temps = true;
     else if (n == "-ftime-trace" || n == "-ftime-trace=")
         f.time_trace = true;
-    else if (n == "-MJ")
+    else if (n == "-MJ" || (n == "-o" && a.value == "-")) // a database entry; output on stdout
         f.side_output = true;
     else if (n == "-gsplit-dwarf" || n == "-gsplit-dwarf=")
         f.split_dwarf = a.value != "single" || n == "-gsplit-dwarf";
     else if (n == "-gno-split-dwarf")
         f.split_dwarf = false;
-    else if (n == "-o" && a.value == "-")
-        f.side_output = true;
     else if (n == "-fgpu-rdc")
         f.rdc = true;
     else if (n == "-fno-gpu-rdc")

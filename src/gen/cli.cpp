@@ -66,12 +66,8 @@ int cli_main(int argc, char** argv) {
     split::SplitArgs split;
     std::string database; // -p
     const util::CommandLine cl = command_line(req, database, split);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     // The database is named once: by -p or by the one positional argument.
     if (!database.empty()) parsed.positional.insert(parsed.positional.begin(), database);
     if (parsed.positional.size() > 1)

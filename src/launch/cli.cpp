@@ -250,12 +250,8 @@ int cli_main(int argc, char** argv) {
         const int first = argc > 1 && std::string_view(argv[1]) == "--" ? 2 : 1;
         args.assign(argv + first, argv + argc);
     } else {
-        util::Parsed parsed = util::parse(cl, argc, argv);
-        if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
-        if (parsed.help) {
-            write_all(1, util::usage(cl));
-            return 0;
-        }
+        util::Parsed parsed;
+        if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
         args = std::move(parsed.positional);
     }
     std::vector<std::string> cmd = command_from(args, compiler);

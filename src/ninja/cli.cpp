@@ -68,14 +68,10 @@ Status run_roundtrip(const Manifest& m, const std::string& out) {
 int cli_main(int argc, char** argv) {
     Options o;
     const util::CommandLine cl = command_line(o);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     const std::string command = parsed.positional.empty() ? "" : parsed.positional[0];
     auto check = [&]() -> std::string {
-        if (!parsed.error.empty()) return parsed.error;
         if (command.empty()) return "missing subcommand (commands or roundtrip)";
         if (command != "commands" && command != "roundtrip")
             return "unknown subcommand '" + command + "'";

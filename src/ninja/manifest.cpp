@@ -52,12 +52,6 @@ std::optional<std::string_view> Manifest::variable(std::string_view name, uint32
     return std::nullopt;
 }
 
-std::optional<uint32_t> Manifest::find_file(std::string_view path) const {
-    for (uint32_t i = 0; i < files_.size(); ++i)
-        if (files_[i].path == path) return i;
-    return std::nullopt;
-}
-
 std::optional<uint32_t> Manifest::find_node(std::string_view path) const {
     return node_ids_.find(path, PathTable::hash(path), node_paths_);
 }

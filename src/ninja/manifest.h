@@ -172,8 +172,6 @@ public:
     // ---- files and statements
     const std::vector<File>& files() const { return files_; }
     const Statement& statement(StatementRef r) const { return files_[r.file].statements[r.index]; }
-    /// The index of the first loaded file whose path is exactly `path`.
-    std::optional<uint32_t> find_file(std::string_view path) const;
 
     // ---- graph
     size_t edge_count() const { return edges_.size(); }
@@ -189,8 +187,6 @@ public:
     /// Final value of a variable as seen from `scope` (parents included).
     std::optional<std::string_view> variable(std::string_view name, uint32_t scope = 0) const;
     const std::vector<Scope>& scopes() const { return scopes_; }
-    size_t node_count() const { return node_paths_.size(); }
-    std::string_view node_path(uint32_t node) const { return node_paths_[node]; }
     /// The node with this canonical path.
     std::optional<uint32_t> find_node(std::string_view path) const;
     /// The edge that produces `node`, or -1.
@@ -262,7 +258,7 @@ Result<Manifest> load_manifest(const std::string& path);
 /// Parses `text` as a file named `filename`; includes are read with `reader`
 /// (default: every include fails as missing).
 Result<Manifest> parse_manifest(std::string text, std::string filename = "build.ninja",
-                                FileReader reader = {});
+                                const FileReader& reader = {});
 
 /// Parses the written (edited) text of every file of `m` again, from memory.
 Result<Manifest> reparse(const Manifest& m);

@@ -260,14 +260,14 @@ Status Parser::FileParse::parse_rule() {
         if (auto s = parse_let(&key, &value, &source); !s) return s;
         if (!is_reserved_rule_binding(key))
             return lex_.error(fmt::format("unexpected variable '{}'", key));
-        bool replaced = false;
-        for (RuleBinding& b : rule.bindings)
-            if (b.name == key) {
-                b.value = std::move(value);
-                b.source = source;
-                replaced = true;
-            }
-        if (!replaced) rule.bindings.push_back(RuleBinding{key, std::move(value), source});
+        auto same = std::find_if(rule.bindings.begin(), rule.bindings.end(),
+                                 [&](const RuleBinding& b) { return b.name == key; });
+        if (same == rule.bindings.end()) {
+            rule.bindings.push_back(RuleBinding{key, std::move(value), source});
+        } else { // a binding given again replaces the first
+            same->value = std::move(value);
+            same->source = source;
+        }
         note_binding(key);
     }
     auto empty = [&](std::string_view k) {
@@ -625,7 +625,7 @@ Result<SourceText> Parser::read(const std::string& path) const {
     return SourceText(std::move(*text));
 }
 
-Result<Manifest> parse_manifest(std::string text, std::string filename, FileReader reader) {
+Result<Manifest> parse_manifest(std::string text, std::string filename, const FileReader& reader) {
     return parse_with(SourceText(std::move(text)), std::move(filename), &reader);
 }
 

@@ -23,8 +23,9 @@ std::string join_archs(const std::vector<std::string>& archs) {
 void apply_probe(compile::Analysis& a, const ProbeResult& p) {
     if (!a.decision.split()) return;
     if (p.driver == DriverKind::New && p.codegen.empty() && p.embed_option.empty()) {
-        a.decision =
-            Decision{Reason::NewDriver, "the new offload driver's jobs are not understood"};
+        a.decision = Decision{Reason::NewDriver,
+                              "the new offload driver's jobs are not understood" +
+                                  (p.not_understood.empty() ? "" : " (" + p.not_understood + ")")};
     } else if (p.driver == DriverKind::None) {
         a.decision = Decision{Reason::NotHip, "the driver plans no HIP device compiles"};
     } else if (p.rdc && p.embed_option.empty() && !p.has_host_input()) {

@@ -516,12 +516,23 @@ private:
 
 namespace {
 
+/// Why running `program` failed, for a reason: it could not start, or its exit
+/// status and the first line it printed.
+std::string failure(const std::string& program, const Result<util::Completed>& ran) {
+    if (!ran) return ran.error().message;
+    const std::string all = ran->err + ran->out;
+    const std::string first = cut(all.substr(0, all.find('\n')), kShownMax);
+    return std::string(base_name(program)) + " failed (exit " + std::to_string(ran->exit_code) +
+           ")" + (first.empty() ? "" : ": " + first);
+}
+
 /// For the new driver without -fgpu-rdc: fills r.codegen, r.bundler, its
 /// arguments and r.archs from what clang-linker-wrapper would run (its
 /// --dry-run on stand-in images packed as the driver packs them). Leaves r
 /// as it is when the jobs are not that (RDC) or the wrapper's are not
-/// understood: the compile is then left alone.
-Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeResult& r) {
+/// understood, and returns which phase gave up and why (the compile is then
+/// left alone; ProbeResult::not_understood); "" when r was filled.
+std::string probe_wrapper(std::string_view text, const std::string& scratch, ProbeResult& r) {
     std::vector<std::string> wrapper, packer;
     for (const auto& job : jobs_of(text)) {
         std::string_view prog = base_name(job[0]);
@@ -531,7 +542,9 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
         if (prog.starts_with("llvm-offload-binary") || prog.starts_with("clang-offload-packager"))
             packer = job;
     }
-    if (wrapper.empty() || packer.empty() || scratch.empty()) return Ok{}; // RDC: not modelled
+    if (wrapper.empty()) return "the driver runs no clang-linker-wrapper --emit-fatbin-only";
+    if (packer.empty()) return "the driver runs no offload packer";
+    if (scratch.empty()) return "no scratch folder for the wrapper's dry run";
     // Pack stand-in images like the driver's (its --image= specs, other files)
     // and let the wrapper say what it would run for them.
     std::vector<std::string> pack{packer[0], "-o", scratch + "/phc-probe.out"};
@@ -540,12 +553,14 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
         size_t file = w.find("file="), comma = w.find(',', file);
         if (!w.starts_with("--image=") || file == std::string::npos) continue;
         std::string image = scratch + "/phc-image" + std::to_string(pack.size()) + ".o";
-        if (!util::write_file_atomic(image, "phc probe stand-in\n").ok()) return Ok{};
+        if (!util::write_file_atomic(image, "phc probe stand-in\n").ok())
+            return "packing stand-in images: cannot write " + image;
         pack.push_back(w.substr(0, file + 5) + image +
                        (comma == std::string::npos ? "" : w.substr(comma)));
     }
     auto packed = util::run_capture(pack);
-    if (!packed || packed->exit_code != 0) return Ok{};
+    if (!packed || packed->exit_code != 0)
+        return "packing stand-in images: " + failure(pack[0], packed);
     std::vector<std::string> dry = wrapper;
     dry.back() = scratch + "/phc-probe.out";
     for (size_t i = 1; i + 1 < dry.size(); ++i)
@@ -553,7 +568,7 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
     dry.insert(dry.begin(), {"env", "TMPDIR=" + scratch});
     dry.insert(dry.end(), {"--dry-run", "--wrapper-verbose"});
     auto ran = util::run_capture(dry);
-    if (!ran || ran->exit_code != 0) return Ok{};
+    if (!ran || ran->exit_code != 0) return "the wrapper's dry run: " + failure(wrapper[0], ran);
     const std::string temp = scratch + "/";
     std::vector<std::vector<std::string>> compiles;
     std::vector<std::string> bundler;
@@ -563,18 +578,25 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
         else
             compiles.push_back(std::move(job));
     }
-    if (bundler.empty() || compiles.empty()) return Ok{};
+    if (bundler.empty()) return "the wrapper's dry run runs no clang-offload-bundler";
+    if (compiles.empty()) return "the wrapper's dry run runs no code generation";
     // The bundler's k-th input is the image one of the compiles writes.
     std::vector<std::string> inputs;
     for (const auto& w : bundler)
         if (w.starts_with("-input=") && w != "-input=/dev/null") inputs.push_back(w.substr(7));
     ProbeResult b;
-    if (!read_bundler(bundler, b).ok() || b.archs.size() != inputs.size()) return Ok{};
+    if (auto st = read_bundler(bundler, b); !st)
+        return "the wrapper's bundler job: " + st.error().message;
+    if (b.archs.size() != inputs.size())
+        return "the wrapper's bundler job bundles " + std::to_string(b.archs.size()) +
+               " architectures from " + std::to_string(inputs.size()) + " inputs";
     std::vector<std::vector<std::string>> codegen(inputs.size());
     for (auto job : compiles) {
         const std::string out = job_word_after(job, "-o");
         auto k = std::find(inputs.begin(), inputs.end(), out) - inputs.begin();
-        if (static_cast<size_t>(k) == inputs.size() || !codegen[k].empty()) return Ok{};
+        if (static_cast<size_t>(k) == inputs.size())
+            return "the wrapper's code generation writes " + out + ", which it does not bundle";
+        if (!codegen[k].empty()) return "the wrapper's code generation writes " + out + " twice";
         size_t temps = 0;
         for (size_t i = 1; i < job.size(); ++i) {
             if (job[i - 1] == "-dumpdir") {
@@ -585,19 +607,23 @@ Status probe_wrapper(std::string_view text, const std::string& scratch, ProbeRes
                 job[i] = std::string(ProbeResult::kInputToken) + "0@";
                 ++temps;
             } else if (job[i].find(scratch) != std::string::npos) {
-                return Ok{}; // a temporary file in a form we do not know
+                return "the wrapper's code generation names a temporary file in a form not "
+                       "known: " +
+                       job[i];
             }
         }
-        if (temps != 1) return Ok{};
+        if (temps != 1)
+            return "the wrapper's code generation of " + out + " reads " + std::to_string(temps) +
+                   " temporary files, not one";
         codegen[k] = std::move(job);
     }
-    for (const auto& c : codegen)
-        if (c.empty()) return Ok{};
+    for (size_t k = 0; k < codegen.size(); ++k)
+        if (codegen[k].empty()) return "the wrapper generates no code for " + inputs[k];
     r.bundler = b.bundler;
     r.bundler_args = b.bundler_args;
     r.archs = b.archs;
     r.codegen = std::move(codegen);
-    return Ok{};
+    return {};
 }
 
 } // namespace
@@ -610,8 +636,11 @@ Result<ProbeResult> run_probe(const ProbeRequest& original) {
     auto r = parse_jobs(*jobs);
     if (!r) return make_error(r.error().message + " (probe `" + shown_probe(original, {}) + "`)");
     if (r->driver == DriverKind::New) {
-        if (auto st = probe_wrapper(*jobs, scratch.dir(), *r); !st) return st.error();
-        if (r->codegen.empty() && r->embed_option.empty()) return r; // not understood
+        std::string why = probe_wrapper(*jobs, scratch.dir(), *r);
+        if (r->codegen.empty() && r->embed_option.empty()) { // not understood
+            r->not_understood = std::move(why);
+            return r;
+        }
     }
     if (r->driver == DriverKind::Old || !r->codegen.empty() || !r->embed_option.empty()) {
         auto host =

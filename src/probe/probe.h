@@ -55,6 +55,10 @@ struct ProbeResult {
     /// compile embeds the packed file with this cc1 option, as its job spells it
     /// ("-fembed-offload-object="). Empty otherwise.
     std::string embed_option;
+    /// The new offload driver's jobs not understood (no codegen, no
+    /// embed_option): which phase of reading them gave up and why, for
+    /// --explain ("the wrapper's dry run: ..."); "" otherwise or unknown.
+    std::string not_understood;
 
     /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
     /// for the bundler, "--image=file=...,arch=..." for the packer).
@@ -124,7 +128,7 @@ std::vector<std::string> probe_key_flags(const std::vector<std::string>& argv);
 /// scratch directory that is removed afterwards; inputs that do not exist yet
 /// (generated sources) are replaced there by empty files with the same suffix.
 /// An Error when it cannot run or fails.
-Result<ProbeResult> run_probe(const ProbeRequest& req);
+Result<ProbeResult> run_probe(const ProbeRequest& original);
 
 /// The jobs the driver plans for one command, with every temporary file it
 /// would use inside `temp_dir` (the driver ran with TMPDIR there) and inputs
@@ -136,7 +140,7 @@ struct DriverJobs {
 };
 
 /// Runs `argv -###` once, uncached (links: their jobs name every input).
-Result<DriverJobs> run_driver_jobs(const ProbeRequest& req);
+Result<DriverJobs> run_driver_jobs(const ProbeRequest& original);
 
 /// Confirms or overturns a Split decision with the driver's own job list.
 void apply_probe(compile::Analysis& a, const ProbeResult& probe);

@@ -48,7 +48,8 @@ json to_json(const ProbeResult& r) {
                 {"device_takes_depfile", r.device_takes_depfile},
                 {"codegen", r.codegen},
                 {"embed_option", r.embed_option},
-                {"uses_cuid", r.uses_cuid}};
+                {"uses_cuid", r.uses_cuid},
+                {"not_understood", r.not_understood}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -65,6 +66,7 @@ ProbeResult from_json(const json& j) {
     r.codegen = j.at("codegen").get<std::vector<std::vector<std::string>>>();
     r.embed_option = j.at("embed_option").get<std::string>();
     r.uses_cuid = j.at("uses_cuid").get<bool>();
+    r.not_understood = j.value("not_understood", ""); // entries of older versions have none
     return r;
 }
 

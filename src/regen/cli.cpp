@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
@@ -119,12 +118,8 @@ void warn_probe_failures(const Summary& s) {
 int cli_main(int argc, char** argv) {
     Args args;
     const util::CommandLine cl = command_line(args);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     Options& o = args.o;
     const std::string& dir = args.dir;
     const bool explain = args.split.explain, quiet = args.quiet;
@@ -172,9 +167,7 @@ int cli_main(int argc, char** argv) {
                              d.object.c_str(), d.archs.size(),
                              fmt::format("{}", fmt::join(d.archs, " ")).c_str());
     if (!quiet || o.dry_run) std::fprintf(report, "%s\n", summary_line(*r, o.dry_run).c_str());
-    // Everything is written; freeing the manifest would only cost time.
-    std::fflush(nullptr);
-    std::_Exit(0);
+    return 0;
 }
 
 } // namespace phc::regen

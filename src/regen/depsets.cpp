@@ -569,14 +569,9 @@ int deps_set_main(int argc, char** argv) {
                          true};
     cl.options = {util::text_option({"--output"}, "OUTPUT",
                                     "the edge's output, when the depfile names another", output)};
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (parsed.error.empty() && parsed.positional.size() < 2)
-        parsed.error = "SETS and DEPFILE are needed";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (parsed.positional.size() < 2) return util::usage_error(cl, "SETS and DEPFILE are needed");
     const std::vector<std::string> inputs(parsed.positional.begin() + 2, parsed.positional.end());
     // A file size limit must make an append fail (and be undone), not kill us mid-write.
     std::signal(SIGXFSZ, SIG_IGN);

@@ -386,7 +386,6 @@ Result<Summary> run(const Options& opts) {
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     if (in_place && !opts.dry_run && !deps_set.empty()) restore_split_deps(tops, sum);
     timer.done("write");
-    sum.retained = std::make_shared<Tops>(std::move(tops));
     return sum;
 }
 

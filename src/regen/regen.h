@@ -8,7 +8,6 @@
 #include "util/error.h"
 
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,9 +63,6 @@ struct Summary {
     /// Something the user should know that did not stop the run (one line each,
     /// without a "warning:" prefix): probes kept in memory only, ...
     std::vector<std::string> warnings;
-    /// The loaded manifest and the planning results, handed over so that a caller
-    /// about to exit can skip freeing them (hundreds of thousands of blocks).
-    std::shared_ptr<void> retained;
 };
 
 /// Loads the manifest (from CMake's saved original when build.ninja was already

@@ -117,12 +117,12 @@ std::string kind_key(Kind k, std::string_view arch) {
     return key;
 }
 
-int count_offload_archs(std::string_view cmd) {
+int count_offload_archs(std::string_view command) {
     int n = 0;
     for (std::string_view flag : {"--offload-arch", "--cuda-gpu-arch"}) {
-        for (size_t at = cmd.find(flag); at != std::string_view::npos;
-             at = cmd.find(flag, at + flag.size())) {
-            char next = at + flag.size() < cmd.size() ? cmd[at + flag.size()] : ' ';
+        for (size_t at = command.find(flag); at != std::string_view::npos;
+             at = command.find(flag, at + flag.size())) {
+            char next = at + flag.size() < command.size() ? command[at + flag.size()] : ' ';
             if (next == '=' || next == ' ') ++n;
         }
     }

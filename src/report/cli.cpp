@@ -60,12 +60,8 @@ util::CommandLine command_line(Request& r) {
 int cli_main(int argc, char** argv) {
     Request req;
     const util::CommandLine cl = command_line(req);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     // Output files are named from the current directory, read before -C.
     std::error_code ec;
     for (std::string* out : {&req.html, &req.trace})

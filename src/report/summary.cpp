@@ -68,26 +68,8 @@ std::string seconds(double ms) {
     return fmt::format("{:.1f} s", ms / 1000.0);
 }
 
-std::string python_float(double d) {
-    std::string s = fmt::format("{}", d);
-    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-    return s;
-}
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        unsigned char u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(u));
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
+std::string json_text(const Json& j) {
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 Analysis analyse(Build build, int cores) {
@@ -147,25 +129,45 @@ std::string cost_basis(const Analysis& a) {
     return out;
 }
 
+namespace {
+
+/// An object as Python's json.dumps spaces it (", " and ": "), as the former
+/// script printed it; its values as json_text() writes them.
+std::string python_spaced(const Json& j) {
+    if (!j.is_object()) return json_text(j);
+    std::string out;
+    for (const auto& [key, value] : j.items())
+        out += (out.empty() ? "" : ", ") + json_text(key) + ": " + python_spaced(value);
+    return "{" + out + "}";
+}
+
+} // namespace
+
 std::string json_summary(const Analysis& a) {
     const Bound& b = a.bound;
-    std::string bound = a.bound_beaten        ? std::string("null")
-                        : b.bound_is_critical ? fmt::format("{}", b.critical_ms)
-                                              : python_float(b.bound_ms);
-    std::string kinds;
+    auto or_null = [](int64_t ms) { return ms > 0 ? Json(ms) : Json(nullptr); };
+    Json kinds = Json::object();
     for (const auto& [kind, ms] : a.by_kind_ms)
-        kinds += fmt::format("{}{}: {}", kinds.empty() ? "" : ", ", json_string(kind), ms);
-    auto or_null = [](int64_t ms) { return ms > 0 ? fmt::format("{}", ms) : std::string("null"); };
-    return fmt::format("{{\"wall_ms\": {}, \"work_ms\": {}, \"critical_path_ms\": {}, "
-                       "\"bound_ms\": {}, \"list_schedule_ms\": {}, \"cores\": {}, "
-                       "\"wall_work_ms\": {}, \"max_running\": {}, \"mean_running\": {}, "
-                       "\"cpu_steps\": {}, \"bound_beaten\": {}, \"unsplit_ms\": {}, "
-                       "\"split_estimate_ms\": {}, \"by_kind_ms\": {{{}}}}}\n",
-                       a.build.wall_ms, b.work_ms, b.critical_ms, bound, b.list_schedule_ms,
-                       a.cores, a.wall_work_ms, a.build.max_running,
-                       python_float(std::round(a.build.mean_running * 100) / 100),
-                       a.build.cpu_steps, a.bound_beaten ? "true" : "false", or_null(a.unsplit_ms),
-                       or_null(a.split_guess_ms), kinds);
+        kinds[kind] = ms;
+    const Json summary = {
+        {"wall_ms", a.build.wall_ms},
+        {"work_ms", b.work_ms},
+        {"critical_path_ms", b.critical_ms},
+        {"bound_ms", a.bound_beaten        ? Json(nullptr)
+                     : b.bound_is_critical ? Json(b.critical_ms)
+                                           : Json(b.bound_ms)},
+        {"list_schedule_ms", b.list_schedule_ms},
+        {"cores", a.cores},
+        {"wall_work_ms", a.wall_work_ms},
+        {"max_running", a.build.max_running},
+        {"mean_running", std::round(a.build.mean_running * 100) / 100},
+        {"cpu_steps", a.build.cpu_steps},
+        {"bound_beaten", a.bound_beaten},
+        {"unsplit_ms", or_null(a.unsplit_ms)},
+        {"split_estimate_ms", or_null(a.split_guess_ms)},
+        {"by_kind_ms", kinds},
+    };
+    return python_spaced(summary) + "\n";
 }
 
 std::string bound_words(const Analysis& a) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,8 +63,8 @@ std::string bound_words(const Analysis& a);
 std::vector<std::string> split_lines(const Analysis& a);
 
 /// The summary as JSON: the former scripts/ninja-timing --json's keys, order
-/// and spacing (wall_ms, work_ms, critical_path_ms, bound_ms: an integer when
-/// the critical path is the bound, else a float, null when the build beat it;
+/// and spacing (Python's json.dumps: ", " and ": ") (wall_ms, work_ms, critical_path_ms, bound_ms:
+/// an integer when the critical path is the bound, else a float, null when the build beat it;
 /// list_schedule_ms, cores),
 /// then wall_work_ms, max_running, mean_running, cpu_steps, bound_beaten,
 /// unsplit_ms and split_estimate_ms (null when they do not apply), by_kind_ms.
@@ -77,10 +78,12 @@ std::string text_summary(const Analysis& a, std::string_view where);
 /// `ms` as seconds with one decimal ("12.3 s").
 std::string seconds(double ms);
 
-/// `s` as a JSON string literal (quotes included).
-std::string json_string(std::string_view s);
+/// JSON values keep their keys in the order they were added.
+using Json = nlohmann::ordered_json;
 
-/// A double as Python's repr prints it (shortest round trip, ".0" when whole).
-std::string python_float(double d);
+/// `j` as compact JSON text; bytes that are not UTF-8 become U+FFFD (a path
+/// in the log can hold any bytes; nlohmann_json would throw on them). Numbers
+/// are spelled as Python's repr spells them (shortest round trip, "2.0").
+std::string json_text(const Json& j);
 
 } // namespace phc::report

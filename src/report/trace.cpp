@@ -34,23 +34,34 @@ std::vector<uint32_t> step_lanes(const Build& b) {
 std::string trace_json(const Analysis& a) {
     const Build& b = a.build;
     std::vector<uint32_t> lane = step_lanes(b);
+    // One event a line, each written as it is made (a large build has 100,000).
     std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
-    out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
-           "\"args\":{\"name\":\"ninja build\"}}";
+    out += json_text({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", 0},
+                      {"args", {{"name", "ninja build"}}}});
     for (uint32_t i = 0; i < b.steps.size(); ++i) {
         const Step& s = b.steps[i];
-        fmt::format_to(std::back_inserter(out),
-                       ",\n{{\"name\":{},\"cat\":{},\"ph\":\"X\",\"pid\":1,\"tid\":{},\"ts\":{},"
-                       "\"dur\":{},\"args\":{{\"kind\":{},\"arch\":{},\"object\":{},\"output\":{},"
-                       "\"time_ms\":{}{}{}}}}}",
-                       json_string(step_label(s)), json_string(kind_name(s.kind)), lane[i],
-                       (s.start - b.first_start) * 1000, s.time * 1000,
-                       json_string(kind_key(s.kind, s.arch)), json_string(s.arch),
-                       json_string(s.object), json_string(s.output), s.cost,
-                       s.cpu_ms < 0 ? std::string()
-                                    : fmt::format(",\"cpu_ms\":{},\"wait_ms\":{},\"peak_bytes\":{}",
-                                                  s.cpu_ms, s.wait_ms, s.peak),
-                       a.on_critical_path[i] ? ",\"critical\":true" : "");
+        Json args = {{"kind", kind_key(s.kind, s.arch)},
+                     {"arch", s.arch},
+                     {"object", s.object},
+                     {"output", s.output},
+                     {"time_ms", s.cost}};
+        if (s.cpu_ms >= 0) {
+            args["cpu_ms"] = s.cpu_ms;
+            args["wait_ms"] = s.wait_ms;
+            args["peak_bytes"] = s.peak;
+        }
+        if (a.on_critical_path[i]) args["critical"] = true;
+        out += ",\n" + json_text({{"name", step_label(s)},
+                                  {"cat", std::string(kind_name(s.kind))},
+                                  {"ph", "X"},
+                                  {"pid", 1},
+                                  {"tid", lane[i]},
+                                  {"ts", (s.start - b.first_start) * 1000},
+                                  {"dur", s.time * 1000},
+                                  {"args", std::move(args)}});
     }
     out += "\n]}\n";
     return out;

@@ -101,12 +101,8 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
 int step_main(int argc, char** argv) {
     StepArgs a;
     const util::CommandLine cl = command_line(a);
-    util::Parsed p = util::parse(cl, argc, argv);
-    if (!p.error.empty()) return util::usage_error(cl, p.error);
-    if (p.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed p;
+    if (auto status = util::parse_or_usage(cl, argc, argv, p)) return *status;
     auto kind = kind_named(a.kind);
     if (!kind)
         return util::usage_error(

@@ -108,14 +108,9 @@ int explain_link(const Args& a, std::string_view self) {
 int cli_main(int argc, char** argv) {
     Args a;
     const util::CommandLine cl = command_line(a);
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (parsed.error.empty() && parsed.positional.empty())
-        parsed.error = "no compile command given";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (parsed.positional.empty()) return util::usage_error(cl, "no compile command given");
     a.words = std::move(parsed.positional);
     const auto basedir = util::get("CCACHE_BASEDIR");
     a.plan.cuid_root = root_from_basedir(basedir ? basedir->c_str() : nullptr);

@@ -190,16 +190,12 @@ int device_ii_main(int argc, char** argv) {
         util::text_option({"--host-triple"}, "T",
                           "the host section's triple (default: the compiler's)", d.host_triple),
     };
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     d.command = std::move(parsed.positional);
-    if (parsed.error.empty() &&
-        (d.arch.empty() || d.command.empty() || d.output.empty() == d.input.empty()))
-        parsed.error = "--arch, one of --output and --input, and a command after '--' are needed";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    if (d.arch.empty() || d.command.empty() || d.output.empty() == d.input.empty())
+        return util::usage_error(
+            cl, "--arch, one of --output and --input, and a command after '--' are needed");
     return d.output.empty() ? compile(d, cl.name) : preprocess(d, cl.name);
 }
 

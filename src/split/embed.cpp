@@ -184,18 +184,12 @@ int embed_main(int argc, char** argv) {
         util::text_option({"--host"}, "FILE", "the host compile's object", f.host_object),
         util::text_option({"-o"}, "OUT", "the object to write", f.output),
     };
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (parsed.error.empty())
-        for (const std::string* s :
-             {&f.objcopy, &f.placeholder, &f.bundle, &f.host_object, &f.output})
-            if (s->empty())
-                parsed.error = "every one of --objcopy, --placeholder, --bundle, "
-                               "--host and -o is needed";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    for (const std::string* s : {&f.objcopy, &f.placeholder, &f.bundle, &f.host_object, &f.output})
+        if (s->empty())
+            return util::usage_error(
+                cl, "every one of --objcopy, --placeholder, --bundle, --host and -o is needed");
     if (Status st = embed(f); !st) return print_error(cl.name, st.error());
     return 0;
 }

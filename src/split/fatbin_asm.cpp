@@ -130,14 +130,10 @@ int fatbin_asm_main(int argc, char** argv) {
         util::text_option({"--fatbin"}, "HIPFB", "the fat binary the assembly embeds", hipfb),
         util::text_option({"-o"}, "OUT", "the assembly file to write", output),
     };
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (parsed.error.empty() && (hipfb.empty() || output.empty() || parsed.positional.empty()))
-        parsed.error = "--fatbin, -o and the link command are needed";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (hipfb.empty() || output.empty() || parsed.positional.empty())
+        return util::usage_error(cl, "--fatbin, -o and the link command are needed");
     if (Status st = write_assembly(hipfb, output, parsed.positional); !st)
         return print_error(cl.name, st.error());
     return 0;

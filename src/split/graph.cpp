@@ -40,14 +40,14 @@ void critical_first(std::vector<GraphEdge>& edges, const Durations& last) {
 } // namespace
 
 std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::string& cwd,
-                                  const std::string& output, const SpellPath& spell,
+                                  const std::string& object, const SpellPath& spell,
                                   const Durations* last) {
     // Every file some step writes, as the build directory names it.
     std::set<std::string> written;
     for (const Step& s : steps)
         for (const auto& o : s.outputs)
             written.insert(util::join_path(s.cwd, o));
-    const std::string object = util::join_path(cwd, output);
+    const std::string final_path = util::join_path(cwd, object);
 
     std::vector<GraphEdge> out;
     out.reserve(steps.size());
@@ -56,7 +56,7 @@ std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::str
         e.step = &s;
         for (const auto& o : s.outputs) {
             e.outputs.push_back(spell(s, o));
-            if (util::join_path(s.cwd, o) == object) e.final = true;
+            if (util::join_path(s.cwd, o) == final_path) e.final = true;
         }
         std::vector<std::string> internal;
         for (const auto& i : s.inputs) {

@@ -158,13 +158,9 @@ int icecc_env_main(int argc, char** argv) {
         util::text_option({"--tmpdir"}, "DIR",
                           "the remote daemons' TMPDIR, made writable in the chroot too", tmpdir),
     };
-    util::Parsed parsed = util::parse(cl, argc, argv);
-    if (parsed.help) {
-        std::fputs(util::usage(cl).c_str(), stdout);
-        return 0;
-    }
-    if (parsed.error.empty() && parsed.positional.empty()) parsed.error = "no compiler given";
-    if (!parsed.error.empty()) return util::usage_error(cl, parsed.error);
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (parsed.positional.empty()) return util::usage_error(cl, "no compiler given");
     std::error_code ec;
     output = fs::absolute(output, ec).string();
     const char* t = std::getenv("TMPDIR");

@@ -95,6 +95,14 @@ Parsed parse(const CommandLine& cl, int argc, char** argv) {
     return p;
 }
 
+std::optional<int> parse_or_usage(const CommandLine& cl, int argc, char** argv, Parsed& parsed) {
+    parsed = parse(cl, argc, argv);
+    if (!parsed.error.empty()) return usage_error(cl, parsed.error);
+    if (!parsed.help) return std::nullopt;
+    std::fputs(usage(cl).c_str(), stdout);
+    return 0;
+}
+
 std::string usage(const CommandLine& cl) {
     std::string out = "usage: " + std::string(cl.name) + " " + std::string(cl.synopsis) + "\n";
     if (!cl.about.empty()) out += "\n" + std::string(cl.about) + "\n";

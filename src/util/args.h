@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,11 @@ struct Parsed {
 
 /// Parses argv[1..argc).
 Parsed parse(const CommandLine& cl, int argc, char** argv);
+
+/// Every subcommand's start: parse() into `parsed`, then for -h or --help the
+/// usage on stdout (returns 0), for a usage error its message (usage_error,
+/// returns 2). nullopt: neither, the command goes on with `parsed`.
+std::optional<int> parse_or_usage(const CommandLine& cl, int argc, char** argv, Parsed& parsed);
 
 /// The usage text: "usage: NAME SYNOPSIS", the about text, and the options in
 /// two columns ("  -C DIR  the build directory").

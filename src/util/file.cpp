@@ -335,12 +335,12 @@ Result<WriteMode> write_mode(const std::string& path) {
     return d->mode;
 }
 
-Status write_file_atomic(const std::string& given, std::span<const std::string_view> pieces,
+Status write_file_atomic(const std::string& path, std::span<const std::string_view> pieces,
                          Sync sync) {
-    auto d = destination(given);
+    auto d = destination(path);
     if (!d) return d.error();
-    if (d->mode == WriteMode::Through) return write_through(given, pieces);
-    return replace_regular(given, d->path, pieces, sync, d->perms);
+    if (d->mode == WriteMode::Through) return write_through(path, pieces);
+    return replace_regular(path, d->path, pieces, sync, d->perms);
 }
 
 FileId file_id(const std::string& path) {

@@ -64,10 +64,4 @@ std::string Hasher::hex64() const {
     return out;
 }
 
-std::string hash_hex(std::string_view data) {
-    Hasher h;
-    h.add(data);
-    return h.hex128();
-}
-
 } // namespace phc::util

@@ -28,7 +28,4 @@ private:
     std::string bytes_; ///< every part, each after its length (8 bytes, native order)
 };
 
-/// Hash of one string, 32 hex digits.
-std::string hash_hex(std::string_view data);
-
 } // namespace phc::util

@@ -671,3 +671,62 @@ TEST_CASE("the unit tests' fake prober answers as clang-15's recorded -### jobs"
     CHECK_FALSE(p.key_head({{}, {"/nonexistent/clang++", "-c", "k.hip"}, {}}).ok());
     CHECK_FALSE(p.key_head({{}, {"gcc", "-c", "k.hip"}, {}}).ok());
 }
+
+TEST_CASE("probe: the new driver's jobs not understood say which phase gave up, cached too") {
+    char t[] = "/tmp/phc-unit-probe-XXXXXX";
+    REQUIRE(::mkdtemp(t) != nullptr);
+    const std::string d = t;
+    // clang 22 without -fgpu-rdc: device bitcode, packed, the wrapper's fat binary embedded.
+    const std::string jobs =
+        "clang version 22.1.8\n"
+        " \"/usr/bin/clang-22\" \"-cc1\" \"-triple\" \"amdgcn-amd-amdhsa\" \"-emit-llvm-bc\" "
+        "\"-o\" \"/tmp/k-gfx906.bc\" \"-x\" \"hip\" \"a.hip\"\n \"" +
+        d +
+        "/clang-offload-packager\" \"-o\" \"/tmp/k.out\" "
+        "\"--image=file=/tmp/k-gfx906.bc,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=hip\"\n \"" +
+        d +
+        "/clang-linker-wrapper\" \"--emit-fatbin-only\" \"-o\" \"/tmp/k.hipfb\" \"/tmp/k.out\"\n"
+        " \"/usr/bin/clang-22\" \"-cc1\" \"-triple\" \"x86_64-pc-linux-gnu\" "
+        "\"-fcuda-include-gpubinary\" \"/tmp/k.hipfb\" \"-o\" \"a.o\" \"-x\" \"hip\" \"a.hip\"\n";
+    REQUIRE(util::write_file_atomic(d + "/jobs.txt", jobs).ok());
+    auto script = [&](const std::string& name, const std::string& body) {
+        REQUIRE(util::write_file_atomic(d + "/" + name, "#!/bin/sh\n" + body).ok());
+        REQUIRE(::chmod((d + "/" + name).c_str(), 0755) == 0);
+    };
+    script("clang++", "cat '" + d + "/jobs.txt' >&2\n");
+    script("clang-offload-packager", "exit 0\n");
+    const ProbeRequest req{{}, {d + "/clang++", "--offload-arch=gfx906", "-c", "a.hip"}, d};
+    auto reason = [&] {
+        auto r = run_probe(req);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        CHECK(r->driver == DriverKind::New);
+        CHECK(r->codegen.empty());
+        return r->not_understood;
+    };
+    script("clang-linker-wrapper", "echo 'clang-linker-wrapper: error: boom' >&2\nexit 1\n");
+    CHECK(reason() == "the wrapper's dry run: clang-linker-wrapper failed (exit 1): "
+                      "clang-linker-wrapper: error: boom");
+    script("clang-linker-wrapper", "exit 0\n");
+    CHECK(reason() == "the wrapper's dry run runs no clang-offload-bundler");
+    script("clang-offload-packager", "exit 3\n");
+    CHECK(reason() == "packing stand-in images: clang-offload-packager failed (exit 3)");
+
+    // --explain shows it, and the cache file keeps it.
+    {
+        ProbeCache first(d + "/probes.json");
+        REQUIRE(first.get(req).ok());
+    }
+    ProbeCache again(d + "/probes.json");
+    auto cached = again.get(req);
+    REQUIRE(cached.ok());
+    CHECK(again.probes_run() == 0);
+    Analysis a = analyze_string("clang++ -x hip --offload-arch=gfx906 --offload-arch=gfx90a -c "
+                                "a.hip -o a.o",
+                                {});
+    REQUIRE(a.decision.split());
+    apply_probe(a, *cached);
+    CHECK(a.decision.reason == Reason::NewDriver);
+    CHECK(a.decision.text == "the new offload driver's jobs are not understood (packing "
+                             "stand-in images: clang-offload-packager failed (exit 3))");
+    CHECK(std::system(("rm -rf " + d).c_str()) == 0);
+}

@@ -163,14 +163,23 @@ TEST_CASE("report summary: the JSON has the script's keys, order and number spel
           std::string::npos);
     auto parsed = nlohmann::json::parse(json);
     CHECK(parsed["cores"] == 2);
-    CHECK(python_float(16000.0) == "16000.0");
-    CHECK(python_float(7193.5) == "7193.5");
-    CHECK(python_float(1.0 / 3) == "0.3333333333333333");
+    // Numbers and strings as Python's json module spells them.
+    CHECK(json_text(16000.0) == "16000.0");
+    CHECK(json_text(7193.5) == "7193.5");
+    CHECK(json_text(1.0 / 3) == "0.3333333333333333");
+    CHECK(json_text("a\n\x01\"b") == "\"a\\n\\u0001\\\"b\"");
+    CHECK(json_text("\xff.o") == "\"\xef\xbf\xbd.o\""); // not UTF-8: U+FFFD, no exception
 }
 
 TEST_CASE("report trace: one complete event per step, the log's durations, lanes never overlap") {
     Analysis a = analysed(2);
-    auto trace = nlohmann::json::parse(trace_json(a));
+    const std::string text = trace_json(a);
+    // One event a line, compact.
+    CHECK(text.starts_with("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n{\"name\":\"process_"
+                           "name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"ninja "
+                           "build\"}},\n{\"name\":"));
+    CHECK(text.ends_with("}}\n]}\n"));
+    auto trace = nlohmann::json::parse(text);
     std::vector<nlohmann::json> events;
     for (const auto& e : trace["traceEvents"])
         if (e["ph"] == "X") events.push_back(e);

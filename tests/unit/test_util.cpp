@@ -34,8 +34,8 @@ TEST_CASE("hash parts are length-prefixed and stable") {
     CHECK(a.hex128() != b.hex128());
     CHECK(a.hex128().size() == 32);
     CHECK(a.hex64().size() == 16);
-    CHECK(util::hash_hex("x") == util::hash_hex("x"));
-    CHECK(util::hash_hex("x") != util::hash_hex("y"));
+    CHECK(util::Hasher().add("x").hex128() == util::Hasher().add("x").hex128());
+    CHECK(util::Hasher().add("x").hex128() != util::Hasher().add("y").hex128());
 }
 
 TEST_CASE("atomic write replaces content and keeps mode; read_file errors name the path") {

@@ -1,6 +1,7 @@
 #include "util/args.h"
 
 #include <doctest/doctest.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,13 +9,19 @@ using namespace phc::util;
 
 namespace {
 
-/// parse() on `words` (argv[0] added).
-Parsed run(const CommandLine& cl, std::vector<std::string> words) {
+/// `f(argc, argv)` on `words` (argv[0] added).
+template <class F> auto with_argv(std::vector<std::string> words, F f) {
     words.insert(words.begin(), "phc-ninja test");
     std::vector<char*> argv;
     for (std::string& w : words)
         argv.push_back(w.data());
-    return parse(cl, static_cast<int>(argv.size()), argv.data());
+    return f(static_cast<int>(argv.size()), argv.data());
+}
+
+/// parse() on `words` (argv[0] added).
+Parsed run(const CommandLine& cl, std::vector<std::string> words) {
+    return with_argv(std::move(words),
+                     [&](int argc, char** argv) { return parse(cl, argc, argv); });
 }
 
 } // namespace
@@ -62,4 +69,21 @@ TEST_CASE("args: values in every spelling, switches, positional words, --") {
                        "                    it goes\n"
                        "  -n, --dry-run     nothing\n"
                        "  --jobs N          how many\n");
+}
+
+TEST_CASE("args: parse_or_usage ends the command on --help (0) and on a usage error (2)") {
+    bool dry = false;
+    CommandLine cl{"phc-ninja test", "[options]", "About.", {}, {}};
+    cl.options = {flag_option({"-n"}, "nothing", dry)};
+    auto start = [&](std::vector<std::string> words, Parsed& p) {
+        return with_argv(std::move(words),
+                         [&](int argc, char** argv) { return parse_or_usage(cl, argc, argv, p); });
+    };
+    Parsed p;
+    CHECK(start({"-n"}, p) == std::nullopt);
+    CHECK(dry);
+    CHECK(start({"--bogus"}, p) == 2); // "phc-ninja test: error: unknown option ..." on stderr
+    CHECK(p.error == "unknown option '--bogus'");
+    CHECK(start({"-h"}, p) == 0); // the usage on stdout
+    CHECK(p.help);
 }
