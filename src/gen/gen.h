@@ -21,6 +21,7 @@ struct GenRequest {
     std::optional<split::Engine> distribute;        ///< --distribute; nullopt: the launcher's
     int remote_jobs = 0;                            ///< --remote-jobs (resolved)
     split::Selection select;                        ///< which objects to split (--only, --skip)
+    std::optional<std::string> memory;              ///< --memory (checked); kept for the steps
 };
 
 /// What was done, for the summary line.
