@@ -5,6 +5,7 @@
 #include "split/graph.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/settings.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -150,42 +151,74 @@ struct ObjectEdges {
     const Names& names() const { return policy.names; }
 };
 
-/// What a step's command ends with: its depfile's list made a header set
-/// (regen/depsets.h), when the policy shares sets and the step runs where
-/// ninja does. `inputs` are the edge's explicit inputs (the source), left out
-/// of the set; `output`, when not "", the edge's output where the depfile
-/// names another.
-std::string deps_set_suffix(const split::Step& s, const Policy& policy, const std::string& depfile,
-                            const std::vector<std::string>& inputs,
-                            const std::string& output = {}) {
-    if (policy.deps_set.empty() || !s.cwd.empty() || depfile.empty()) return {};
-    std::string out = " && " + policy.deps_set + " " + compile::quote_word(depfile);
-    for (const std::string& in : inputs)
-        out += " " + compile::quote_word(in);
-    if (!output.empty()) out += " " + compile::quote_word("--output=" + output);
-    return out;
+/// The step's command as its edge's rule runs it: under the step runner, the
+/// program and its arguments (the runner's options say where it runs and with
+/// what environment: run_options()); without one, the whole shell text.
+std::string command_text(const split::Step& s, const Policy& policy) {
+    return policy.step.empty() ? s.shell() : compile::join_command(s.argv);
 }
 
-/// A device step's command and what it runs after the compile.
-std::string device_text(const split::Step& s, const ObjectEdges& o) {
-    return s.shell() + deps_set_suffix(s, o.policy, o.spell(s, s.depfile), o.carry.inputs);
+/// The step runner's options for `s` (shell text; "" for none): the folder
+/// and environment of its program, and, when the policy shares header sets
+/// and `s` runs where ninja does, the header set of `depfile` (as ninja names
+/// it; "" for none). `inputs` are the edge's explicit inputs (the source),
+/// left out of the set; `output`, when not "", the edge's output where the
+/// depfile names another.
+std::string run_options(const split::Step& s, const Policy& policy, const std::string& depfile,
+                        const std::vector<std::string>& inputs, const std::string& output = {}) {
+    if (policy.step.empty()) return {};
+    std::vector<std::string> words;
+    if (!s.cwd.empty()) words.insert(words.end(), {"--cd", s.cwd});
+    for (const std::string& e : s.env)
+        words.insert(words.end(), {"--env", e});
+    if (!policy.sets.empty() && s.cwd.empty() && !depfile.empty()) {
+        words.insert(words.end(), {"--sets", policy.sets, "--depfile", depfile});
+        for (const std::string& in : inputs)
+            words.insert(words.end(), {"--input", in});
+        if (!output.empty()) words.insert(words.end(), {"--deps-output", output});
+    }
+    return compile::join_command(words);
 }
 
-/// Binds PHC_COMMAND to the step's command, `before` and `after` around it.
+/// The start of a rule's command that runs the rest under the step runner
+/// (a ninja value): the runner, the step's kind and options (ninja values)
+/// and its outputs; "" without a runner.
+std::string run_prefix(const Policy& policy, std::string_view kind, std::string_view options) {
+    if (policy.step.empty()) return {};
+    std::string out = ninja::escape_value(policy.step) + " --kind " + std::string(kind);
+    if (!options.empty()) out += " " + std::string(options);
+    return out + " $out -- ";
+}
+
+/// A device step's depfile as ninja names it, "" for none.
+std::string spelled_depfile(const split::Step& s, const ObjectEdges& o) {
+    return s.depfile.empty() ? std::string() : o.spell(s, s.depfile);
+}
+
+/// A device (or preprocess) step's runner options.
+std::string device_options(const split::Step& s, const ObjectEdges& o) {
+    return run_options(s, o.policy, spelled_depfile(s, o), o.carry.inputs);
+}
+
+/// Binds the runner's options `options` (shell text), when there are any.
+void add_options(ninja::BuildStatement& b, const std::string& options) {
+    if (!options.empty()) b.bindings.push_back(literal("PHC_OPTS", options));
+}
+
+/// Binds PHC_COMMAND to the step's command (command_text()).
 /// For a compile that read response files, the step reads its own: the
 /// compiler's arguments go to "<first output>.rsp" (PHC_RSP, PHC_RSP_CONTENT;
 /// ninja writes it) and the command names it, so long command lines stay
 /// within the system's limits.
 void add_command(ninja::BuildStatement& b, const split::Step& s, const split::GraphEdge& e,
-                 const split::Plan& plan, const std::string& before = {},
-                 const std::string& after = {}) {
+                 const split::Plan& plan, const Policy& policy) {
     std::optional<std::string> content;
     split::Step short_step = s;
     if (plan.analysis.rsp && !e.outputs.empty() && !s.outputs.empty())
         // ninja writes the file from its directory, the command reads it from its own.
         content = split::to_response_file(short_step, plan.analysis.command.argv.at(0),
                                           s.outputs[0] + ".rsp");
-    b.bindings.push_back(literal("PHC_COMMAND", before + short_step.shell() + after));
+    b.bindings.push_back(literal("PHC_COMMAND", command_text(short_step, policy)));
     if (!content) return;
     b.bindings.push_back(literal("PHC_RSP", e.outputs[0] + ".rsp"));
     b.bindings.push_back(literal("PHC_RSP_CONTENT", *content));
@@ -200,7 +233,7 @@ std::pair<std::string, std::string> device_templates(const std::vector<const spl
     if (devices.empty() || o.plan.analysis.rsp) return {};
     std::vector<std::string> texts;
     for (const split::Step* s : devices)
-        texts.push_back(device_text(*s, o));
+        texts.push_back(command_text(*s, o.policy));
     std::string command = device_template(devices, texts);
     if (command.empty() || devices.front()->depfile.empty()) return {std::move(command), {}};
     texts.clear();
@@ -246,7 +279,16 @@ template_rule(ObjectEdges& o, const std::vector<const split::Step*>& steps, cons
     auto [command, depfile] = device_templates(steps, o);
     if (command.empty() || (!steps.front()->depfile.empty() && depfile.empty()))
         return std::nullopt;
+    // The runner's options, templated as the command is.
+    std::vector<std::string> options;
+    for (const split::Step* s : steps)
+        options.push_back(device_options(*s, o));
+    const std::string options_value =
+        options.front().empty() ? std::string() : device_template(steps, options);
+    if (!options.front().empty() && options_value.empty()) return std::nullopt;
     if (share && !o.host_command.empty()) share_start(command, o);
+    command =
+        run_prefix(o.policy, split::budget_kind(steps.front()->kind), options_value) + command;
     ninja::RuleStatement r{
         name,
         {var("command", command), var("description", description + ninja::escape_value(o.object))}};
@@ -256,6 +298,7 @@ template_rule(ObjectEdges& o, const std::vector<const split::Step*>& steps, cons
         r.bindings.push_back(var("pool", pool));
     uses_safe = command.find("$PHC_SAFE") != std::string::npos ||
                 depfile.find("$PHC_SAFE") != std::string::npos;
+    // (The runner's options are in `command`.)
     return r;
 }
 
@@ -271,7 +314,7 @@ std::vector<ninja::RuleStatement> device_rules(ObjectEdges& o) {
         if (s.kind == split::StepKind::Host) host = &s;
     }
     o.host_command = host && !o.plan.analysis.rsp && o.carry.host_before.empty()
-                         ? ninja::escape_value(host->shell())
+                         ? ninja::escape_value(command_text(*host, o.policy))
                          : "";
     std::vector<ninja::RuleStatement> out;
     const std::string hash = util::Hasher().add(o.object).hex64();
@@ -327,8 +370,10 @@ void bind_device(ninja::BuildStatement& b, const split::GraphEdge& e, const Obje
     const bool remote = is_remote(s, o.plan);
     b.rule = templated ? rule : remote ? o.names().step : o.names().device;
     if (!templated) {
-        add_command(b, s, e, o.plan, {},
-                    deps_set_suffix(s, o.policy, o.spell(s, s.depfile), o.carry.inputs));
+        add_command(b, s, e, o.plan, o.policy);
+        add_options(b, device_options(s, o));
+        if (remote)
+            b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s.kind))));
         if (remote) b.bindings.push_back(literal("PHC_DESC", s.description));
         if (!remote) b.bindings.push_back(literal("PHC_OBJECT", o.object));
     }
@@ -348,12 +393,14 @@ void bind_device(ninja::BuildStatement& b, const split::GraphEdge& e, const Obje
 void bind_bundle(ninja::BuildStatement& b, const split::Step& s, const ObjectEdges& o) {
     std::string tmpl = bundle_template(s, o.plan, o.object);
     if (!tmpl.empty()) {
+        tmpl = run_prefix(o.policy, "bundle", "") + tmpl;
         b.rule = o.names().bundle + "_" + util::Hasher().add(tmpl).hex64();
         o.shared.push_back(ninja::RuleStatement{
             b.rule, {var("command", tmpl), var("description", "HIP bundle $PHC_OBJECT")}});
     } else {
         b.rule = o.names().bundle;
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+        b.bindings.push_back(literal("PHC_COMMAND", command_text(s, o.policy)));
+        add_options(b, run_options(s, o.policy, {}, {}));
     }
     b.bindings.push_back(literal("PHC_OBJECT", o.object));
 }
@@ -366,16 +413,16 @@ void bind_host(ninja::BuildStatement& b, const split::GraphEdge& e, const Object
     // The original depfile's list becomes a header set too (gcc deps only).
     // ninja records the list under the edge's output, which is not the
     // depfile's target (the object) when the step writes a host object
-    // of its own (RDC, --overlap-host): deps-set must know.
-    const std::string sets = carry.deps == "gcc"
-                                 ? deps_set_suffix(s, o.policy, carry.depfile, carry.inputs,
-                                                   e.final ? std::string() : e.outputs.at(0))
-                                 : std::string();
+    // of its own (RDC, --overlap-host): the header set must know.
     if (o.host_shares)
-        b.bindings.push_back(
-            var("PHC_COMMAND", o.host_command + ninja::escape_value(carry.host_after + sets)));
+        b.bindings.push_back(var("PHC_COMMAND", o.host_command));
     else
-        add_command(b, s, e, o.plan, carry.host_before, carry.host_after + sets);
+        add_command(b, s, e, o.plan, o.policy);
+    add_options(b, carry.deps == "gcc" ? run_options(s, o.policy, carry.depfile, carry.inputs,
+                                                     e.final ? std::string() : e.outputs.at(0))
+                                       : run_options(s, o.policy, {}, {}));
+    if (!carry.host_before.empty()) b.bindings.push_back(literal("PHC_BEFORE", carry.host_before));
+    if (!carry.host_after.empty()) b.bindings.push_back(literal("PHC_AFTER", carry.host_after));
     b.bindings.push_back(literal("PHC_OBJECT", o.object));
     // The host compile writes the original depfile.
     if (!carry.depfile.empty()) b.bindings.push_back(literal("PHC_DEPFILE", carry.depfile));
@@ -390,7 +437,9 @@ void bind_host(ninja::BuildStatement& b, const split::GraphEdge& e, const Object
 void bind_other(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
     const split::Step& s = *e.step;
     b.rule = o.names().step;
-    b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+    b.bindings.push_back(literal("PHC_COMMAND", command_text(s, o.policy)));
+    add_options(b, run_options(s, o.policy, {}, {}));
+    b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s.kind))));
     b.bindings.push_back(literal("PHC_DESC", s.description));
     if (s.kind == split::StepKind::Embed) {
         if (e.final && !o.carry.restat.empty())
@@ -420,26 +469,37 @@ Status render_into(Edges& out, const std::vector<ninja::NewStatement>& statement
 
 } // namespace
 
-std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs, int remote_jobs) {
+std::string step_runner(const std::string& self, const std::string& records) {
+    if (self.empty() || util::get("PHC_REGEN_STEPS") == "0") return {};
+    return compile::join_command({self, "step", "--records", records});
+}
+
+std::vector<ninja::NewStatement> split_rules(const Policy& policy, int device_jobs,
+                                             int remote_jobs) {
+    const Names& names = policy.names;
+    auto command = [&](std::string_view kind) {
+        return run_prefix(policy, kind, "$PHC_OPTS") + "$PHC_COMMAND";
+    };
     std::vector<ninja::NewStatement> out;
     if (device_jobs > 0) out.push_back(ninja::PoolStatement{names.pool, device_jobs});
     if (remote_jobs > 0) out.push_back(ninja::PoolStatement{names.remote_pool, remote_jobs});
     out.push_back(ninja::RuleStatement{
         names.device,
-        {var("command", "$PHC_COMMAND"), var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
+        {var("command", command("device")), var("description", "HIP $PHC_ARCH $PHC_OBJECT"),
          var("depfile", "$PHC_DEPFILE"), var("deps", "gcc"), var("rspfile", "$PHC_RSP"),
          var("rspfile_content", "$PHC_RSP_CONTENT")}});
     out.push_back(ninja::RuleStatement{
         names.bundle,
-        {var("command", "$PHC_COMMAND"), var("description", "HIP bundle $PHC_OBJECT")}});
+        {var("command", command("bundle")), var("description", "HIP bundle $PHC_OBJECT")}});
     out.push_back(ninja::RuleStatement{
         names.host,
-        {var("command", "$PHC_COMMAND"), var("description", "HIP host $PHC_OBJECT"),
-         var("depfile", "$PHC_DEPFILE"), var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT"),
-         var("rspfile", "$PHC_RSP"), var("rspfile_content", "$PHC_RSP_CONTENT")}});
+        {var("command", "${PHC_BEFORE}" + command("host") + "${PHC_AFTER}"),
+         var("description", "HIP host $PHC_OBJECT"), var("depfile", "$PHC_DEPFILE"),
+         var("deps", "$PHC_DEPS"), var("restat", "$PHC_RESTAT"), var("rspfile", "$PHC_RSP"),
+         var("rspfile_content", "$PHC_RSP_CONTENT")}});
     out.push_back(
         ninja::RuleStatement{names.step,
-                             {var("command", "$PHC_COMMAND"), var("description", "$PHC_DESC"),
+                             {var("command", command("$PHC_KIND")), var("description", "$PHC_DESC"),
                               var("restat", "$PHC_RESTAT")}});
     return out;
 }
@@ -504,7 +564,9 @@ Result<Edges> link_edges(const split::LinkPlan& plan, const Carry& carry, const 
         b.inputs = e.inputs;
         b.implicit = e.implicit;
         b.order_only = carry.order_only;
-        b.bindings.push_back(literal("PHC_COMMAND", s.shell()));
+        b.bindings.push_back(literal("PHC_COMMAND", command_text(s, policy)));
+        add_options(b, run_options(s, policy, {}, {}));
+        b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s.kind))));
         b.bindings.push_back(literal("PHC_DESC", s.description));
         if (e.final) {
             // The host link stands for the original edge: its outputs, and its

@@ -21,9 +21,15 @@
 //     object's preprocess rule, and a compile edge reading only its output,
 //     by the object's remote rule, in the remote pool; the bundle is never
 //     wrapped;
-//   - with header sets (Policy::deps_set), device and gcc-deps host commands
-//     end with `phc-ninja deps-set`, so that ninja records one set name
-//     instead of every header (regen/depsets.h).
+//   - with a step runner (Policy::step), every command runs under
+//     `phc-ninja step --kind KIND [OPTIONS] $out -- COMMAND` (sched/): the
+//     runner is in the rules, so the edges bind only what differs
+//     (PHC_OPTS: the step's folder and environment; PHC_KIND on the generic
+//     step rule), and the memory estimates it reads are no part of any command;
+//   - with header sets too (Policy::sets), the runner of each device and
+//     gcc-deps host command makes the depfile's list one header set once the
+//     compile succeeded, so that ninja records one set name instead of every
+//     header (regen/depsets.h).
 #pragma once
 
 #include "ninja/statements.h"
@@ -62,11 +68,15 @@ struct Policy {
     /// What the front end plans with (split::PlanOptions::distribute), carried
     /// here to the planning threads with the rest of the policy.
     std::optional<split::Engine> distribute;
-    /// When not empty, the command ("PHC deps-set SETS", quoted) that each
-    /// device edge, and each host edge with gcc deps, runs after its compile,
-    /// so that its deps record is one header set (regen/depsets.h). Only for
-    /// steps that run where ninja runs (an empty cwd).
-    std::string deps_set;
+    /// When not empty, the step runner every command runs under: "PHC step
+    /// --records DIR" (shell words, quoted), with DIR absolute; "": commands
+    /// run as they are (and without header sets).
+    std::string step;
+    /// With `step`: the header sets file (regen/depsets.h) into which the
+    /// runner of each device edge, and each host edge with gcc deps, makes
+    /// its depfile's list, so that its deps record is one header set. Only
+    /// for steps that run where ninja runs (an empty cwd).
+    std::string sets;
     /// The last durations of the build's edges (.ninja_log), by which each
     /// object's edges are listed critical path first; null for none.
     const split::Durations* durations = nullptr;
@@ -85,16 +95,21 @@ struct Carry {
     std::string deps;    ///< evaluated `deps` of the host edge ("gcc", or "" to read in place)
     std::string depfile; ///< the host edge's `depfile`, as ninja reads it (unescaped)
     std::string restat;  ///< evaluated `restat`
-    /// Shell text around the host step's command: before it (gen: making the
+    /// Shell text around the host step's command (outside its runner, in
+    /// ninja's folder; both name absolute paths): before it (gen: making the
     /// folder of a depfile no edge's output lies in) and after it (gen:
-    /// copying make's depfile for ninja), before any deps-set.
+    /// copying make's depfile for ninja).
     std::string host_before, host_after;
 };
 
+/// Policy::step for phc-ninja at `self` keeping its records and budget in the
+/// folder `records` (absolute); "" when `self` is "" or PHC_REGEN_STEPS=0.
+std::string step_runner(const std::string& self, const std::string& records);
+
 /// The rules (and, when device_jobs > 0, the device pool; when remote_jobs > 0,
 /// the pool of distributed device compiles) every split edge uses, to declare
-/// once before any of them.
-std::vector<ninja::NewStatement> split_rules(const Names& names, int device_jobs,
+/// once before any of them: policy.names' rules, under policy.step's runner.
+std::vector<ninja::NewStatement> split_rules(const Policy& policy, int device_jobs,
                                              int remote_jobs = 0);
 
 /// Rules and variables shared between objects: name and text, to declare once at the top.

@@ -1,6 +1,7 @@
 #include "gen/cli.h"
 
 #include "gen/gen.h"
+#include "sched/memory.h"
 #include "split/explain.h"
 #include "split/options.h"
 #include "util/args.h"
@@ -82,6 +83,10 @@ int cli_main(int argc, char** argv) {
     auto select = split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
     req.select = std::move(*select);
+    if (split.memory)
+        if (auto n = sched::parse_memory(*split.memory, sched::available_memory()); !n)
+            return util::usage_error(cl, "--memory: " + n.error().message);
+    req.memory = split.memory;
     const bool explain = split.explain;
     // The summary goes to stderr when the ninja file goes to stdout (decided
     // before the run: a replaced file is another inode afterwards).

@@ -1,10 +1,12 @@
 #include "gen/gen.h"
 
+#include "edges/policy.h"
 #include "gen/compdb.h"
 #include "gen/generate.h"
 #include "gen/paths.h"
 #include "ninja/build_log.h"
 #include "regen/depsets.h"
+#include "sched/memory.h"
 #include "split/explain.h"
 #include "util/file.h"
 #include "util/subprocess.h"
@@ -115,18 +117,26 @@ Result<GenReport> run_gen(const GenRequest& request) {
     // PATH; named after the ninja file, apart from regen's and other files'.
     const std::string name = options.ninja_path.substr(options.ninja_path.rfind('/') + 1);
     options.sets_file = options.private_dir + "/" + name + ".deps.ninja";
-    options.deps_set = regen::deps_set_command(
-        {.self = util::self_exe(),
-         .sets = options.sets_file,
-         .ninja = util::find_program("ninja"),
-         .no_dir = false,
-         .dry_run = false},
-        [&] {
-            std::vector<std::string> outputs;
-            for (const Entry& e : db->entries)
-                outputs.push_back(spell_from(dir_of(options.ninja_path), e.output));
-            return outputs;
-        });
+    // Every split edge runs under `phc-ninja step` (sched/), which keeps its
+    // records and the build's budget in the private folder.
+    if (util::make_dirs(options.private_dir)) {
+        options.step = edges::step_runner(util::self_exe(), options.private_dir);
+        if (auto st = sched::keep_memory_spec(options.private_dir, request.memory); !st)
+            return st.error();
+    }
+    if (!options.step.empty())
+        options.sets = regen::header_sets(
+            {.self = util::self_exe(),
+             .sets = options.sets_file,
+             .ninja = util::find_program("ninja"),
+             .no_dir = false,
+             .dry_run = false},
+            [&] {
+                std::vector<std::string> outputs;
+                for (const Entry& e : db->entries)
+                    outputs.push_back(spell_from(dir_of(options.ninja_path), e.output));
+                return outputs;
+            });
     auto g = generate(*db, options);
     if (!g) return g.error();
     GenReport report{request.ninja_file,

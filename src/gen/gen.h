@@ -22,6 +22,7 @@ struct GenRequest {
     int remote_jobs = 0;                            ///< --remote-jobs (resolved)
     split::Selection select;                        ///< which objects to split (--only, --skip)
     bool strict = false;                            ///< --strict (GenOptions::strict)
+    std::optional<std::string> memory;              ///< --memory (checked); kept for the steps
 };
 
 /// What was done, for the summary line.

@@ -57,7 +57,7 @@ Result<std::string> preamble(const GenOptions& options, bool splits, bool distri
                                   "# phc-ninja gen after the compilation database changes.\n",
                                   from);
     std::vector<ninja::NewStatement> st;
-    const bool sets = splits && !options.deps_set.empty();
+    const bool sets = splits && !options.sets.empty();
     if (sets)
         st.push_back(ninja::RawStatement{"# Split edges record one header set each (phony "
                                          "phc_s_*), which needs ninja 1.11.\n"});
@@ -77,8 +77,10 @@ Result<std::string> preamble(const GenOptions& options, bool splits, bool distri
     st.push_back(ninja::RawStatement{"\n"});
     st.push_back(rule(kRunRule, Deps::None));
     st.push_back(ninja::RawStatement{"\n"});
+    edges::Policy runner;
+    runner.step = options.step;
     if (splits)
-        for (auto& r : edges::split_rules(edges::Names{}, options.device_jobs,
+        for (auto& r : edges::split_rules(runner, options.device_jobs,
                                           distributed ? options.remote_jobs : 0)) {
             st.push_back(std::move(r));
             st.push_back(ninja::RawStatement{"\n"});
@@ -221,7 +223,8 @@ Result<edges::Edges> entry_edges(const Entry& e, const GenOptions& options,
             policy.remote_pool = options.remote_jobs > 0;
             if (!d.engine.empty()) g.distributed += d.archs.size();
             policy.durations = &options.durations;
-            policy.deps_set = options.deps_set;
+            policy.step = options.step;
+            policy.sets = options.sets;
             return split_edges(std::move(*plan), d.object, ninja_dir, std::move(policy));
         }
     } else {

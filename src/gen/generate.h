@@ -33,9 +33,12 @@ struct GenOptions {
     /// each object's edges, and the objects, are written critical path first
     /// (split::step_edges); empty keeps the database's order.
     split::Durations durations;
-    /// When not empty, split edges record header sets (edges::Policy::deps_set)
-    /// in `sets_file` (an absolute path), which the ninja file includes.
-    std::string deps_set;
+    /// The step runner of the split edges (edges::Policy::step), "" for none.
+    std::string step;
+    /// When `sets` is not empty, split edges record header sets
+    /// (edges::Policy::sets) in `sets_file` (an absolute path), which the
+    /// ninja file includes.
+    std::string sets;
     std::string sets_file;
     /// An entry whose compiler cannot be probed fails the run (its index and
     /// the reason); without it the entry is left alone ("probe-failed").

@@ -20,30 +20,6 @@ namespace phc::launch {
 
 namespace {
 
-/// The kind of a step, as `phc-ninja step` names it (sched/steps.h).
-const char* sched_kind(split::StepKind k) {
-    switch (k) {
-    case split::StepKind::Device:
-    case split::StepKind::Preprocess:
-        return "device";
-    case split::StepKind::Host:
-        return "host";
-    case split::StepKind::DeviceLink:
-        return "devlink";
-    case split::StepKind::HostLink:
-        return "link";
-    case split::StepKind::Embed:
-        return "embed";
-    case split::StepKind::Bundle:
-    case split::StepKind::Unbundle:
-    case split::StepKind::Fatbin:
-    case split::StepKind::FatbinObject:
-        return "bundle";
-    default:
-        return "other";
-    }
-}
-
 /// `path` absolute and normalised (as it is when that fails).
 std::string absolute(const std::string& path) {
     std::error_code ec;
@@ -63,7 +39,8 @@ std::vector<std::string> under_budget(const split::Step& s, std::vector<std::str
     const std::string records = step_records_dir();
     const std::string self = util::self_exe();
     if (records.empty() || self.empty()) return argv;
-    std::vector<std::string> out{self, "step", "--kind", sched_kind(s.kind), "--records", records};
+    std::vector<std::string> out{
+        self, "step", "--kind", std::string(split::budget_kind(s.kind)), "--records", records};
     const std::string obj = absolute(object);
     for (const std::string& o : s.outputs) {
         std::string abs = absolute(util::join_path(s.cwd, o));

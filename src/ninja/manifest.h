@@ -187,6 +187,8 @@ public:
     /// Final value of a variable as seen from `scope` (parents included).
     std::optional<std::string_view> variable(std::string_view name, uint32_t scope = 0) const;
     const std::vector<Scope>& scopes() const { return scopes_; }
+    /// The canonical path of `node` (why walks the graph by node).
+    std::string_view node_path(uint32_t node) const { return node_paths_[node]; }
     /// The node with this canonical path.
     std::optional<uint32_t> find_node(std::string_view path) const;
     /// The edge that produces `node`, or -1.

@@ -1,6 +1,7 @@
 #include "regen/cli.h"
 
 #include "regen/regen.h"
+#include "sched/memory.h"
 #include "split/explain.h"
 #include "split/options.h"
 #include "util/args.h"
@@ -131,6 +132,10 @@ int cli_main(int argc, char** argv) {
     if (o.distribute != split::Engine::None) o.remote_jobs = args.split.remote_depth();
     auto select = args.split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
+    if (args.split.memory)
+        if (auto n = sched::parse_memory(*args.split.memory, sched::available_memory()); !n)
+            return util::usage_error(cl, "--memory: " + n.error().message);
+    o.memory = args.split.memory;
     o.select = std::move(*select);
     std::error_code ec;
     // Reports go to stderr when the manifest goes to stdout.

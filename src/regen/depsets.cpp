@@ -547,13 +547,13 @@ Status prepare_sets(const std::string& sets, std::vector<std::string> outputs) {
     return Ok{}; // the next deps-set rebuilds the index from the file
 }
 
-std::string deps_set_command(const SetsUse& use,
-                             const std::function<std::vector<std::string>()>& outputs) {
+std::string header_sets(const SetsUse& use,
+                        const std::function<std::vector<std::string>()>& outputs) {
     if (util::get("PHC_REGEN_DEPSETS") == "0" || use.self.empty() || use.no_dir) return {};
     if (use.ninja.empty() || ninja::version_of(use.ninja) < std::pair{1, 11}) return {};
     if (!use.dry_run)
         if (auto st = prepare_sets(use.sets, outputs()); !st) return {};
-    return compile::quote_word(use.self) + " deps-set " + compile::quote_word(use.sets);
+    return use.sets;
 }
 
 int deps_set_main(int argc, char** argv) {

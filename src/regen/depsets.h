@@ -101,11 +101,11 @@ struct SetsUse {
     std::string sets;     ///< the sets file, as the edges' commands name it
     std::string ninja;    ///< the ninja that builds ("" when unknown: no sets)
     bool no_dir = false;  ///< no writable private folder: no sets
-    bool dry_run = false; ///< write nothing (the command is still given)
+    bool dry_run = false; ///< write nothing (the file is still named)
 };
 
-/// The command device edges run after their compile to record a header set
-/// (deps_set()), or "" to keep whole records: when PHC_REGEN_DEPSETS=0, without
+/// The sets file (use.sets) in which the step runners of device edges record
+/// header sets (deps_set()), or "" to keep whole records: when PHC_REGEN_DEPSETS=0, without
 /// phc-ninja's path, without a writable private folder, or when the ninja
 /// that builds (regen: CMake's CMAKE_MAKE_PROGRAM, else `ninja` in PATH; gen:
 /// `ninja` in PATH) is older than 1.11 (a phony's time is its newest input's
@@ -113,8 +113,8 @@ struct SetsUse {
 /// so an older ninja stops loudly. Unless `dry_run`, prepares the sets file
 /// (prepare_sets()) for the paths any edge writes, from `outputs`, which is
 /// called only then.
-std::string deps_set_command(const SetsUse& use,
-                             const std::function<std::vector<std::string>()>& outputs);
+std::string header_sets(const SetsUse& use,
+                        const std::function<std::vector<std::string>()>& outputs);
 
 /// `phc-ninja deps-set SETS DEPFILE [INPUT...]` (run by the device and host edges regen writes).
 int deps_set_main(int argc, char** argv);

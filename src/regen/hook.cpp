@@ -29,6 +29,7 @@ std::string regen_again(const Options& o) {
     if (o.distribute) again += " --distribute " + std::string(split::engine_name(*o.distribute));
     if (o.remote_jobs > 0 && o.remote_jobs != split::remote_jobs_default())
         again += fmt::format(" --remote-jobs {}", o.remote_jobs);
+    if (o.memory) again += " --memory " + compile::quote_word(*o.memory);
     return again + " --quiet";
 }
 

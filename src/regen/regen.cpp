@@ -11,6 +11,7 @@
 #include "regen/output.h"
 #include "regen/planning.h"
 #include "regen/records.h"
+#include "sched/memory.h"
 #include "split/explain.h"
 #include "util/file.h"
 #include "util/settings.h"
@@ -209,14 +210,14 @@ std::vector<ninja::NewStatement> head_statements(const std::string& origin, Appl
                                                  const edges::Policy& policy, int device_jobs,
                                                  int remote_jobs) {
     std::vector<ninja::NewStatement> head{ninja::RawStatement{marker_text(origin)}};
-    if (a.splits > 0 && !policy.deps_set.empty())
+    if (a.splits > 0 && !policy.sets.empty())
         head.push_back(ninja::RawStatement{fmt::format(
             "# Device edges record one header set each (phony phc_s_*), which needs ninja 1.11.\n"
             "ninja_required_version = 1.11\ninclude {}\n\n",
             kSetsFile)});
     if (a.splits > 0 || a.links > 0) {
         for (auto& r :
-             edges::split_rules(policy.names, device_jobs, a.distributed > 0 ? remote_jobs : 0)) {
+             edges::split_rules(policy, device_jobs, a.distributed > 0 ? remote_jobs : 0)) {
             head.push_back(std::move(r));
             head.push_back(ninja::RawStatement{"\n"});
         }
@@ -231,7 +232,7 @@ std::vector<ninja::NewStatement> head_statements(const std::string& origin, Appl
 /// manifest, hooks its generator edge for the top manifests `tops` (in place
 /// only) and works out which files to write.
 Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>& tops,
-                   probe::ProbeCache& probes, const std::string& deps_set,
+                   probe::ProbeCache& probes, const std::string& step, const std::string& sets,
                    const split::Durations& durations, std::set<std::string>& counted, Summary& sum,
                    PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
@@ -240,7 +241,8 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
                                .device_pool = opts.device_jobs > 0,
                                .remote_pool = opts.remote_jobs > 0,
                                .distribute = opts.distribute,
-                               .deps_set = deps_set,
+                               .step = step,
+                               .sets = sets,
                                .durations = &durations,
                                .spell = {}};
     const Context context{m, probes, policy, opts.overlap_host, opts.select};
@@ -367,24 +369,32 @@ Result<Summary> run(const Options& opts) {
     }
     const std::string cache_path = probe_cache_path(opts, sum);
     probe::ProbeCache probes(cache_path, opts.prober);
-    const std::string deps_set = deps_set_command({.self = opts.self,
-                                                   .sets = kSetsFile,
-                                                   .ninja = building_ninja(),
-                                                   .no_dir = cache_path.empty(),
-                                                   .dry_run = opts.dry_run},
-                                                  [&] { return edge_outputs(tops); });
+    // Every split edge runs under `phc-ninja step` (sched/), which keeps its
+    // records and the build's budget in the private folder.
+    const std::string records = opts.build_dir + "/" + kProbeDir;
+    const std::string step =
+        opts.dry_run || !cache_path.empty() ? edges::step_runner(opts.self, records) : "";
+    if (!opts.dry_run && !cache_path.empty())
+        if (auto st = sched::keep_memory_spec(kProbeDir, opts.memory); !st)
+            sum.warnings.push_back(st.error().text() + "; the steps use PHC_MEMORY or the default");
+    const std::string sets = header_sets({.self = opts.self,
+                                          .sets = kSetsFile,
+                                          .ninja = building_ninja(),
+                                          .no_dir = cache_path.empty(),
+                                          .dry_run = opts.dry_run},
+                                         [&] { return edge_outputs(tops); });
     // What each edge took last time, so that the longest architectures start first.
     const split::Durations durations = last_durations(tops.front()->m);
     std::set<std::string> counted;
     for (auto& top : tops)
-        if (auto st = rewrite_top(*top, opts, top_paths, probes, deps_set, durations, counted, sum,
-                                  timer);
+        if (auto st = rewrite_top(*top, opts, top_paths, probes, step, sets, durations, counted,
+                                  sum, timer);
             !st)
             return st.error();
     sum.probes_run = probes.probes_run();
     if (auto st = write_tops(tops, opts, sum); !st) return st.error();
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
-    if (in_place && !opts.dry_run && !deps_set.empty()) restore_split_deps(tops, sum);
+    if (in_place && !opts.dry_run && !sets.empty()) restore_split_deps(tops, sum);
     timer.done("write");
     return sum;
 }

@@ -37,6 +37,9 @@ struct Options {
     /// nullopt: where the compile's launcher is icecc or distcc.
     std::optional<split::Engine> distribute;
     int remote_jobs = 0; ///< depth of the distributed compiles' pool (--remote-jobs)
+    /// The steps' memory budget (--memory, checked), kept in .phc-ninja/memory
+    /// for the steps to read; nullopt: none kept (PHC_MEMORY or the default).
+    std::optional<std::string> memory;
 };
 
 /// What a run did.

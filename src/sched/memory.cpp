@@ -2,9 +2,13 @@
 
 #include "util/file.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace phc::sched {
 
@@ -98,6 +102,22 @@ Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::stri
     auto n = parse_memory(*spec, available);
     if (!n) return make_error(fmt::format("{}: {}", name, n.error().message));
     return *n;
+}
+
+Status keep_memory_spec(const std::string& dir, const std::optional<std::string>& spec) {
+    const std::string file = dir + "/" + std::string(kMemoryFile);
+    if (!spec) {
+        // Only a regular file is ever removed.
+        struct stat st {};
+        if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return Ok{};
+        if (::unlink(file.c_str()) != 0 && errno != ENOENT)
+            return make_error(fmt::format("{}: cannot remove: {}", file, std::strerror(errno)));
+        return Ok{};
+    }
+    if (auto n = parse_memory(*spec, available_memory()); !n)
+        return make_error(fmt::format("--memory: {}", n.error().message));
+    if (auto st = util::make_dirs(dir); !st) return st;
+    return util::write_file_atomic(file, *spec + "\n");
 }
 
 std::string format_size(uint64_t bytes) {

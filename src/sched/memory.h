@@ -28,6 +28,14 @@ uint64_t available_memory(const std::string& root = "");
 Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::string_view name,
                                const std::string& root = "");
 
+/// The file of a records folder that holds the budget regen or gen was given
+/// (--memory): read when a step starts, so that it is no part of any command.
+inline constexpr std::string_view kMemoryFile = "memory";
+
+/// Leaves `spec` (checked: parse_memory) in DIR/memory for the build's steps,
+/// or removes that file when `spec` is none. An error naming the file.
+Status keep_memory_spec(const std::string& dir, const std::optional<std::string>& spec);
+
 /// "1.5 GiB", "64 MiB", "900 KiB", "12 B": a size for people.
 std::string format_size(uint64_t bytes);
 

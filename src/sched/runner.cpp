@@ -59,9 +59,12 @@ int64_t ms(const timeval& t) {
 
 } // namespace
 
-Result<Measured> run_measured(const std::vector<std::string>& argv) {
+Result<Measured> run_measured(const std::vector<std::string>& argv, const std::string& cwd,
+                              const std::vector<std::pair<std::string, std::string>>& env) {
     Forwarding forwarding;
     util::SpawnOptions options;
+    options.cwd = cwd;
+    options.env = env;
     options.inherit_stdio = true;
     const auto start = std::chrono::steady_clock::now();
     const int64_t start_ms = std::chrono::duration_cast<std::chrono::milliseconds>(

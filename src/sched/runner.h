@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace phc::sched {
@@ -24,6 +25,9 @@ struct Measured {
 /// and SIGQUIT sent to us alone are passed on to it (a signal to the process
 /// group reaches it anyway). An error ("cannot run 'cc': reason") when it
 /// could not be started.
-Result<Measured> run_measured(const std::vector<std::string>& argv);
+/// `cwd` ("" for ours) is where it runs, `env` what it gets set on top of our
+/// environment.
+Result<Measured> run_measured(const std::vector<std::string>& argv, const std::string& cwd = {},
+                              const std::vector<std::pair<std::string, std::string>>& env = {});
 
 } // namespace phc::sched

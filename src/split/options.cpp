@@ -43,6 +43,16 @@ std::vector<util::Option> split_options(SplitArgs& into) {
                               "run at most N distributed device compiles at once (a ninja\n"
                               "pool; default: 4 x this machine's cores)",
                               into.remote_jobs),
+        {{"--memory"},
+         "SIZE|PERCENT",
+         "the memory the build's steps may use at once: 8G, 512M, or 75%\n"
+         "of the machine's (or its cgroup's); each step waits until its\n"
+         "estimate fits. Read when a step starts: changing it rebuilds\n"
+         "nothing (default: PHC_MEMORY, else that memory less 10%)",
+         [&into](const std::string& v) {
+             into.memory = v;
+             return std::string();
+         }},
     };
 }
 

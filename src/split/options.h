@@ -1,5 +1,5 @@
 // The command-line options regen and gen share (--device-jobs, --only,
-// --skip, --explain, --overlap-host, --distribute, --remote-jobs): one
+// --skip, --explain, --overlap-host, --distribute, --remote-jobs, --memory): one
 // definition, one help text, parsed once.
 #pragma once
 
@@ -28,6 +28,8 @@ struct SplitArgs {
     bool overlap_host = false; ///< --overlap-host (PlanOptions::overlap_host)
     std::string distribute;    ///< --distribute ENGINE; "" = the launcher's engine, if any
     int remote_jobs = 0;       ///< --remote-jobs N; 0 = remote_jobs_default()
+    /// --memory SIZE|PERCENT: the steps' memory budget (sched/memory.h), as given.
+    std::optional<std::string> memory;
 
     /// The engine --distribute names (nullopt: none given, the launcher's
     /// engine); an Error naming the option for an unknown one.

@@ -39,6 +39,30 @@ std::string_view step_kind_name(StepKind k) {
     return "?";
 }
 
+std::string_view budget_kind(StepKind k) {
+    switch (k) {
+    case StepKind::Device:
+    case StepKind::Preprocess:
+        return "device";
+    case StepKind::Host:
+        return "host";
+    case StepKind::DeviceLink:
+        return "devlink";
+    case StepKind::HostLink:
+        return "link";
+    case StepKind::Embed:
+        return "embed";
+    case StepKind::Bundle:
+    case StepKind::Unbundle:
+    case StepKind::Fatbin:
+    case StepKind::FatbinObject:
+        return "bundle";
+    case StepKind::Check:
+        break;
+    }
+    return "other";
+}
+
 std::string Step::shell() const {
     std::string out;
     if (!cwd.empty()) out = "cd " + compile::quote_word(cwd) + " && ";

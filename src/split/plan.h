@@ -38,6 +38,10 @@ enum class StepKind {
 /// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link",
 /// "embed", "check", "preprocess".
 std::string_view step_kind_name(StepKind k);
+/// The kind of a step as `phc-ninja step --kind` names it (sched/steps.h), by
+/// which its memory is estimated: "device", "host", "bundle", "devlink",
+/// "link", "embed" or "other".
+std::string_view budget_kind(StepKind k);
 
 /// One process to run. Paths are as the command wrote them: relative to `cwd`.
 struct Step {

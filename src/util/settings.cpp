@@ -43,6 +43,10 @@ constexpr Setting kSettings[] = {
      "phc-launch"},
     {"PHC_REGEN_DEPSETS", "1", "0: device edges keep their whole header lists (no header sets)",
      "regen, gen"},
+    {"PHC_REGEN_STEPS", "1",
+     "0: split edges run their commands without `phc-ninja step` (no memory budget, no step "
+     "records, no header sets)",
+     "regen, gen"},
     {"PHC_REGEN_TIMING", "0", "1: print the time of each phase", "regen"},
 };
 

@@ -1,4 +1,5 @@
 #include "compile/analysis.h"
+#include "compile/shell.h"
 #include "fake_probe.h"
 #include "ninja/manifest.h"
 #include "ninja/writer.h"
@@ -148,8 +149,10 @@ TEST_CASE("rules regen adds: names avoid clashes; the pool only with --device-jo
     CHECK(n.host == "PHC_HIP_HOST_2");
     CHECK(n.device == "PHC_HIP_DEVICE");
     CHECK(n.pool == "phc_hip_device_2");
-    CHECK(edges::split_rules(n, 0).size() == 4); // device, bundle, host, link step
-    auto with_pool = edges::split_rules(n, 3);
+    edges::Policy policy;
+    policy.names = n;
+    CHECK(edges::split_rules(policy, 0).size() == 4); // device, bundle, host, link step
+    auto with_pool = edges::split_rules(policy, 3);
     REQUIRE(with_pool.size() == 5);
     CHECK(std::get<ninja::PoolStatement>(with_pool[0]).depth == 3);
 }
@@ -318,7 +321,7 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
     REQUIRE(std::holds_alternative<ninja::Binding>(shared[0]));
     REQUIRE(std::holds_alternative<ninja::RuleStatement>(shared[1]));
     const std::string bundle_rule = std::get<ninja::RuleStatement>(shared[1]).name;
-    std::vector<ninja::NewStatement> all(edges::split_rules(regen::Names{}, 0));
+    std::vector<ninja::NewStatement> all(edges::split_rules(edges::Policy{}, 0));
     all.insert(all.end(), shared.begin(), shared.end());
     all.insert(all.end(), edges.begin(), edges.end());
     const std::string text = text_of(all);
@@ -337,6 +340,124 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
     REQUIRE(commands.size() == plan.steps.size());
     for (size_t k = 0; k < plan.steps.size(); ++k)
         CHECK(commands[k] == plan.steps[k].shell());
+}
+
+/// The edges of `plan` under the step runner "phc step --records /r" with
+/// header sets in s.ninja, and the evaluated command of each.
+std::vector<std::string> runner_commands(const split::Plan& plan, const regen::Carry& c,
+                                         std::vector<std::vector<std::string>>& outputs) {
+    edges::Policy policy;
+    policy.step = "phc step --records /r";
+    policy.sets = "s.ninja";
+    std::vector<ninja::NewStatement> shared;
+    std::vector<ninja::NewStatement> edges = edges::compile_statements(plan, c, policy, shared);
+    std::vector<ninja::NewStatement> all(edges::split_rules(policy, 0));
+    all.insert(all.end(), shared.begin(), shared.end());
+    all.insert(all.end(), edges.begin(), edges.end());
+    auto m = ninja::parse_manifest(text_of(all));
+    REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+    std::vector<std::string> commands;
+    for (size_t i = 0; i < m->edge_count(); ++i) {
+        auto cmd = m->edge(i).evaluate("command");
+        REQUIRE(cmd.ok());
+        commands.push_back(*cmd);
+        std::vector<std::string> outs;
+        for (std::string_view out : m->edge(i).outputs())
+            outs.emplace_back(out);
+        outputs.push_back(std::move(outs));
+    }
+    return commands;
+}
+
+TEST_CASE("under the step runner every edge runs its step's argv, named by kind and output") {
+    for (const bool templated : {true, false}) {
+        CAPTURE(templated);
+        compile::Analysis a = compile::analyze_string(
+            "/usr/bin/clang++-15 -x hip -O2 '-DA=$x' "
+            "-I/some/long/include/path/to/make/the/shared/start/long --offload-arch=gfx90a "
+            "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
+            {});
+        REQUIRE(a.decision.split());
+        probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a"});
+        probe::apply_probe(a, probe);
+        split::Plan plan = split::make_plan(std::move(a), probe,
+                                            {.private_dir = {},
+                                             .device_depfiles = true,
+                                             .cuid_root = {},
+                                             .tool = {},
+                                             .distribute = {},
+                                             .preprocessed_dir = {},
+                                             .host_triple = {}});
+        if (!templated)
+            // Each device step differs beyond its architecture: no template.
+            for (split::Step& st : plan.steps)
+                if (st.kind == split::StepKind::Device) st.argv.push_back("-D" + st.arch);
+        std::vector<std::vector<std::string>> outputs;
+        const std::vector<std::string> commands = runner_commands(plan, carry_for("k.o"), outputs);
+        REQUIRE(commands.size() == plan.steps.size());
+        for (size_t k = 0; k < plan.steps.size(); ++k) {
+            const split::Step& st = plan.steps[k];
+            CAPTURE(commands[k]);
+            std::vector<std::string> words;
+            REQUIRE(compile::split_words(commands[k], words).empty());
+            auto dashes = std::find(words.begin(), words.end(), "--");
+            REQUIRE(dashes != words.end());
+            // After "--": exactly the step's program and arguments.
+            CHECK(std::vector<std::string>(dashes + 1, words.end()) == st.argv);
+            const std::vector<std::string> head(words.begin(), dashes);
+            REQUIRE(head.size() >= 6);
+            CHECK(std::vector<std::string>(head.begin(), head.begin() + 6) ==
+                  std::vector<std::string>{"phc", "step", "--records", "/r", "--kind",
+                                           std::string(split::budget_kind(st.kind))});
+            // The words before "--" end with the edge's outputs.
+            REQUIRE(head.size() >= 6 + outputs[k].size());
+            CHECK(std::vector<std::string>(head.end() - static_cast<long>(outputs[k].size()),
+                                           head.end()) == outputs[k]);
+            // Device and host compiles make their depfile a header set.
+            const std::string opts = fmt::format(" {} ", fmt::join(head, " "));
+            const bool sets =
+                st.kind == split::StepKind::Device || st.kind == split::StepKind::Host;
+            CHECK((opts.find(" --sets s.ninja --depfile ") != std::string::npos) == sets);
+            if (st.kind == split::StepKind::Device)
+                CHECK(opts.find(" --depfile " + st.depfile + " --input k.hip ") !=
+                      std::string::npos);
+            if (st.kind == split::StepKind::Host)
+                CHECK(opts.find(" --depfile k.o.d --input k.hip ") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("under the step runner a step's folder and environment are the runner's options") {
+    split::Step st;
+    st.kind = split::StepKind::DeviceLink;
+    st.cwd = "sub dir";
+    st.env = {"LIBRARY_PATH=/x y"};
+    st.argv = {"lld", "-o", "a.out"};
+    st.outputs = {"a.out"};
+    st.description = "link";
+    split::LinkPlan plan;
+    plan.steps = {st};
+    plan.analysis.output = "a.out";
+    regen::Carry c;
+    c.outputs = {"a.out"};
+    edges::Policy policy;
+    policy.step = "phc step --records /r";
+    policy.sets = "s.ninja";
+    auto e = edges::link_edges(plan, c, policy);
+    REQUIRE(e.ok());
+    std::vector<ninja::NewStatement> all(edges::split_rules(policy, 0));
+    std::string text = text_of(all) + e->text;
+    auto m = ninja::parse_manifest(text);
+    REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
+    REQUIRE(m->edge_count() == 1);
+    auto cmd = m->edge(0).evaluate("command");
+    REQUIRE(cmd.ok());
+    std::vector<std::string> words;
+    REQUIRE(compile::split_words(*cmd, words).empty());
+    CAPTURE(*cmd);
+    CHECK(words == std::vector<std::string>{"phc", "step", "--records", "/r", "--kind", "devlink",
+                                            "--cd", "sub dir", "--env", "LIBRARY_PATH=/x y",
+                                            "sub dir/a.out", "--", "lld", "-o", "a.out"});
 }
 
 namespace {
@@ -791,7 +912,9 @@ TEST_CASE("PHC_DEVICE_WARNINGS=first: the device edges after the first get -w, a
         }
         return out;
     };
-    auto has_w = [](const std::string& cmd) { return cmd.find(" -w ") != std::string::npos; };
+    auto has_w = [](const std::string& cmd) {
+        return (cmd + " ").find(" -w ") != std::string::npos;
+    };
     REQUIRE(::setenv("PHC_DEVICE_WARNINGS", "first", 1) == 0);
     auto r = regen_in_place();
     ::unsetenv("PHC_DEVICE_WARNINGS");

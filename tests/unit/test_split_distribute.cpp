@@ -206,7 +206,7 @@ TEST_CASE("distribute: the edges (local preprocess, remote pool, bundle as ever)
     CHECK(t.find(" cpp.phc/k.o.phc/gfx906.ii\n  PHC_ARCH = gfx906\n") != std::string::npos);
     CHECK(t.find("icecc /usr/lib/llvm-15/bin/clang-offload-bundler") == std::string::npos);
     std::string rules;
-    for (const auto& st : edges::split_rules(edges::Names{}, 0, 7))
+    for (const auto& st : edges::split_rules(edges::Policy{}, 0, 7))
         if (auto ok = ninja::render_to(rules, st); !ok) FAIL(ok.error().message);
     CHECK(rules.find("pool phc_hip_remote\n  depth = 7\n") != std::string::npos);
 }
