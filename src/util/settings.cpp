@@ -30,8 +30,9 @@ constexpr Setting kSettings[] = {
      "phc-launch"},
     {"PHC_MEMORY", "the cgroup's memory limit, else the machine's memory, less 10%",
      "the memory budget of a build's steps: SIZE (512M, 8G) or PERCENT (75%) of that; "
-     "phc-launch runs its steps under it only when it is set",
-     "step, phc-launch"},
+     "at build time it overrides regen's and gen's --memory; phc-launch runs its steps under "
+     "it only when it is set",
+     "step (the edges regen and gen write), phc-launch"},
     {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
      "phc-launch"},
     {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",

@@ -60,6 +60,12 @@ include sub/missing.ninja
                          ^ near here" -- roundtrip -f missing.ninja -o never.ninja
 [ ! -e never.ninja ] || fail "a failed roundtrip wrote its output"
 
+# The environment table of docs/commands.md lists every variable the code's
+# one table has (phc-ninja version --verbose prints them), and no other.
+code=$("$PHC" version --verbose | grep -oE '^(PHC|CCACHE)_[A-Z_]+' | sort)
+doc=$(grep -oE '^\| `(PHC|CCACHE)_[A-Z_]+`' "$PHC_SRC/docs/commands.md" | tr -d '|` ' | sort)
+[ "$code" = "$doc" ] || fail "docs/commands.md's variables differ from the code's: $(diff <(echo "$code") <(echo "$doc") | tr '\n' ' ')"
+
 cd /
 rm -rf "$work"
 echo "ninja_cli: all passed"
