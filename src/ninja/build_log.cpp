@@ -121,10 +121,13 @@ Result<BuildLog> parse_log(std::string_view text, const std::string& path) {
     return log;
 }
 
-std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
-    std::unordered_map<std::string, int64_t> out;
+namespace {
+
+/// Calls `each(fields, start, stop)` for every entry of a log's text whose
+/// times ninja would read, in order; nothing when the header is not one.
+template <typename Each> void for_each_entry(std::string_view text, Each each) {
     size_t nl = text.find('\n');
-    if (nl == std::string_view::npos || !header_version(text.substr(0, nl), "").ok()) return out;
+    if (nl == std::string_view::npos || !header_version(text.substr(0, nl), "").ok()) return;
     for (size_t pos = nl + 1; pos < text.size();) {
         size_t end = text.find('\n', pos);
         if (end == std::string_view::npos) end = text.size();
@@ -132,26 +135,25 @@ std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
         const size_t n = split_tabs(text.substr(pos, end - pos), f, 5);
         pos = end + 1;
         int64_t start = 0, stop = 0;
-        if (n < 4 || !entry_times(f[0], f[1], start, stop)) continue;
-        out[std::string(f[3])] = stop - start;
+        if (n >= 4 && entry_times(f[0], f[1], start, stop)) each(f, start, stop);
     }
+}
+
+} // namespace
+
+std::unordered_map<std::string, int64_t> last_durations(std::string_view text) {
+    std::unordered_map<std::string, int64_t> out;
+    for_each_entry(text, [&](const std::string_view* f, int64_t start, int64_t stop) {
+        out[std::string(f[3])] = stop - start;
+    });
     return out;
 }
 
 std::unordered_map<std::string, int64_t> log_mtimes(std::string_view text) {
     std::unordered_map<std::string, int64_t> out;
-    size_t nl = text.find('\n');
-    if (nl == std::string_view::npos || !header_version(text.substr(0, nl), "").ok()) return out;
-    for (size_t pos = nl + 1; pos < text.size();) {
-        size_t end = text.find('\n', pos);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view f[5];
-        const size_t n = split_tabs(text.substr(pos, end - pos), f, 5);
-        pos = end + 1;
-        int64_t start = 0, stop = 0, mtime = 0;
-        if (n < 4 || !entry_times(f[0], f[1], start, stop) || !parse_int(f[2], mtime)) continue;
-        out[std::string(f[3])] = mtime;
-    }
+    for_each_entry(text, [&](const std::string_view* f, int64_t, int64_t) {
+        if (int64_t mtime = 0; parse_int(f[2], mtime)) out[std::string(f[3])] = mtime;
+    });
     return out;
 }
 

@@ -12,10 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir regen_memory)
 src=$dir/src
 b=$dir/build
-cp -r "$PHC_SRC/samples/cmake-hip" "$src"
-cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPHC_SAMPLE_HEAVY=OFF \
-  -DCMAKE_HIP_COMPILER=clang++-15 -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
-  -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >/dev/null
+light_sample "$src" "$b"
 steps=$b/.phc-ninja/steps
 
 # Bad budgets are refused before anything is written.

@@ -7,10 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir why)
 src=$dir/src
 b=$dir/build
-cp -r "$PHC_SRC/samples/cmake-hip" "$src"
-cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPHC_SAMPLE_HEAVY=OFF \
-  -DCMAKE_HIP_COMPILER=clang++-15 -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
-  -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" >/dev/null || fail "cmake failed"
+light_sample "$src" "$b"
 "$PHC" regen -C "$b" --quiet || fail "regen failed"
 ninja -C "$b" >/dev/null || fail "build failed"
 saxpy=CMakeFiles/phc_kernels.dir/src/saxpy.hip.o

@@ -296,39 +296,46 @@ TEST_CASE("the planner's own steps are templated, with paths in the build direct
     CHECK(t.find("PHC_HIP_HOST k.hip | gen.h b/k.o.phc/bundle.hipfb") != std::string::npos);
 }
 
-TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to the steps") {
+namespace {
+
+/// The plan of a compact compile (a long shared start, a bundle rule to
+/// share) for gfx906 and `arch2`.
+split::Plan compact_plan(const std::string& arch2) {
     compile::Analysis a = compile::analyze_string(
         "/usr/bin/clang++-15 -x hip -O2 '-DA=$x' "
-        "-I/some/long/include/path/to/make/the/shared/start/long --offload-arch=gfx90a:xnack+ "
-        "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
+        "-I/some/long/include/path/to/make/the/shared/start/long --offload-arch=" +
+            arch2 + " --offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
         {});
     REQUIRE(a.decision.split());
-    probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a:xnack+"});
+    probe::ProbeResult probe = test::fake_probe({"gfx906", arch2});
     probe::apply_probe(a, probe);
-    split::Plan plan = split::make_plan(std::move(a), probe,
-                                        {.private_dir = {},
-                                         .device_depfiles = true,
-                                         .cuid_root = {},
-                                         .tool = {},
-                                         .distribute = {},
-                                         .preprocessed_dir = {},
-                                         .host_triple = {}});
-    regen::Carry c = carry_for("k.o");
+    return split::make_plan(std::move(a), probe,
+                            {.private_dir = {},
+                             .device_depfiles = true,
+                             .cuid_root = {},
+                             .tool = {},
+                             .distribute = {},
+                             .preprocessed_dir = {},
+                             .host_triple = {}});
+}
+
+/// The statements of `plan` under `policy`, with the split rules and what
+/// they share first (into `shared` too, when not null).
+std::string compact_text(const split::Plan& plan, const edges::Policy& policy,
+                         std::vector<ninja::NewStatement>* shared_out = nullptr) {
     std::vector<ninja::NewStatement> shared;
     std::vector<ninja::NewStatement> edges =
-        edges::compile_statements(plan, c, edges::Policy{}, shared);
-    REQUIRE(shared.size() == 2); // the command start, the bundle rule
-    REQUIRE(std::holds_alternative<ninja::Binding>(shared[0]));
-    REQUIRE(std::holds_alternative<ninja::RuleStatement>(shared[1]));
-    const std::string bundle_rule = std::get<ninja::RuleStatement>(shared[1]).name;
-    std::vector<ninja::NewStatement> all(edges::split_rules(edges::Policy{}, 0));
+        edges::compile_statements(plan, carry_for("k.o"), policy, shared);
+    std::vector<ninja::NewStatement> all(edges::split_rules(policy, 0));
     all.insert(all.end(), shared.begin(), shared.end());
     all.insert(all.end(), edges.begin(), edges.end());
-    const std::string text = text_of(all);
-    CHECK(text.find("PHC_ARGS_") != std::string::npos);
-    CHECK(text.find("build k.o.phc/bundle.hipfb: " + bundle_rule + " ") != std::string::npos);
-    CHECK(text.find("-output=${PHC_OBJECT}.phc/bundle.hipfb") != std::string::npos);
-    // What ninja runs for each edge is exactly the step's command.
+    if (shared_out) *shared_out = shared;
+    return text_of(all);
+}
+
+/// What ninja runs for each edge of `text`, in order, and each edge's outputs.
+std::vector<std::string> evaluated(const std::string& text,
+                                   std::vector<std::vector<std::string>>* outputs = nullptr) {
     auto m = ninja::parse_manifest(text);
     REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
     std::vector<std::string> commands;
@@ -336,64 +343,48 @@ TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to 
         auto cmd = m->edge(i).evaluate("command");
         REQUIRE(cmd.ok());
         commands.push_back(*cmd);
+        if (!outputs) continue;
+        std::vector<std::string> outs;
+        for (std::string_view out : m->edge(i).outputs())
+            outs.emplace_back(out);
+        outputs->push_back(std::move(outs));
     }
+    return commands;
+}
+
+} // namespace
+
+TEST_CASE("compact edges (shared bundle rule, shared command start) evaluate to the steps") {
+    split::Plan plan = compact_plan("gfx90a:xnack+");
+    std::vector<ninja::NewStatement> shared;
+    const std::string text = compact_text(plan, edges::Policy{}, &shared);
+    REQUIRE(shared.size() == 2); // the command start, the bundle rule
+    REQUIRE(std::holds_alternative<ninja::Binding>(shared[0]));
+    REQUIRE(std::holds_alternative<ninja::RuleStatement>(shared[1]));
+    const std::string bundle_rule = std::get<ninja::RuleStatement>(shared[1]).name;
+    CHECK(text.find("PHC_ARGS_") != std::string::npos);
+    CHECK(text.find("build k.o.phc/bundle.hipfb: " + bundle_rule + " ") != std::string::npos);
+    CHECK(text.find("-output=${PHC_OBJECT}.phc/bundle.hipfb") != std::string::npos);
+    // What ninja runs for each edge is exactly the step's command.
+    const std::vector<std::string> commands = evaluated(text);
     REQUIRE(commands.size() == plan.steps.size());
     for (size_t k = 0; k < plan.steps.size(); ++k)
         CHECK(commands[k] == plan.steps[k].shell());
 }
 
-/// The edges of `plan` under the step runner "phc step --records /r" with
-/// header sets in s.ninja, and the evaluated command of each.
-std::vector<std::string> runner_commands(const split::Plan& plan, const regen::Carry& c,
-                                         std::vector<std::vector<std::string>>& outputs) {
+TEST_CASE("under the step runner every edge runs its step's argv, named by kind and output") {
     edges::Policy policy;
     policy.step = "phc step --records /r";
     policy.sets = "s.ninja";
-    std::vector<ninja::NewStatement> shared;
-    std::vector<ninja::NewStatement> edges = edges::compile_statements(plan, c, policy, shared);
-    std::vector<ninja::NewStatement> all(edges::split_rules(policy, 0));
-    all.insert(all.end(), shared.begin(), shared.end());
-    all.insert(all.end(), edges.begin(), edges.end());
-    auto m = ninja::parse_manifest(text_of(all));
-    REQUIRE_MESSAGE(m.ok(), (m.ok() ? "" : m.error().message));
-    std::vector<std::string> commands;
-    for (size_t i = 0; i < m->edge_count(); ++i) {
-        auto cmd = m->edge(i).evaluate("command");
-        REQUIRE(cmd.ok());
-        commands.push_back(*cmd);
-        std::vector<std::string> outs;
-        for (std::string_view out : m->edge(i).outputs())
-            outs.emplace_back(out);
-        outputs.push_back(std::move(outs));
-    }
-    return commands;
-}
-
-TEST_CASE("under the step runner every edge runs its step's argv, named by kind and output") {
     for (const bool templated : {true, false}) {
         CAPTURE(templated);
-        compile::Analysis a = compile::analyze_string(
-            "/usr/bin/clang++-15 -x hip -O2 '-DA=$x' "
-            "-I/some/long/include/path/to/make/the/shared/start/long --offload-arch=gfx90a "
-            "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
-            {});
-        REQUIRE(a.decision.split());
-        probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a"});
-        probe::apply_probe(a, probe);
-        split::Plan plan = split::make_plan(std::move(a), probe,
-                                            {.private_dir = {},
-                                             .device_depfiles = true,
-                                             .cuid_root = {},
-                                             .tool = {},
-                                             .distribute = {},
-                                             .preprocessed_dir = {},
-                                             .host_triple = {}});
+        split::Plan plan = compact_plan("gfx90a");
         if (!templated)
             // Each device step differs beyond its architecture: no template.
             for (split::Step& st : plan.steps)
                 if (st.kind == split::StepKind::Device) st.argv.push_back("-D" + st.arch);
         std::vector<std::vector<std::string>> outputs;
-        const std::vector<std::string> commands = runner_commands(plan, carry_for("k.o"), outputs);
+        const std::vector<std::string> commands = evaluated(compact_text(plan, policy), &outputs);
         REQUIRE(commands.size() == plan.steps.size());
         for (size_t k = 0; k < plan.steps.size(); ++k) {
             const split::Step& st = plan.steps[k];

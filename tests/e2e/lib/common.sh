@@ -35,3 +35,15 @@ expect_no_work() {
   w=$(ninja_work "$1")
   [ "$w" = "ninja: no work to do." ] || fail "$2: ninja -n has work: $w"
 }
+
+# light_sample SRC BUILD [CMAKE ARGS...]: samples/cmake-hip copied to SRC and
+# configured with CMake's Ninja generator in BUILD: the light variant (no
+# rocPRIM file), clang-15, gfx906 and gfx90a (later arguments may override).
+light_sample() {
+  local src=$1 build=$2
+  shift 2
+  cp -r "$PHC_SRC/samples/cmake-hip" "$src"
+  cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPHC_SAMPLE_HEAVY=OFF \
+    -DCMAKE_HIP_COMPILER=clang++-15 -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
+    -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" "$@" >/dev/null || fail "cmake of the sample failed"
+}
