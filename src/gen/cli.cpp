@@ -96,6 +96,7 @@ int cli_main(int argc, char** argv) {
     for (const auto& note : report->notes)
         std::fprintf(stderr, "phc-ninja gen: note: %s\n", note.c_str());
     if (explain) split::print_decisions(summary, report->decisions);
+    if (explain) std::fprintf(summary, "%s\n", sched::explain_budget(req.memory).c_str());
     std::fprintf(summary, "%s\n", summary_line(*report).c_str());
     return 0;
 }

@@ -165,6 +165,7 @@ int cli_main(int argc, char** argv) {
     for (std::string& path : r->written)
         path = in_dir(dir, path);
     if (explain) split::print_decisions(report, r->decisions);
+    if (explain) std::fprintf(report, "%s\n", sched::explain_budget(o.memory).c_str());
     if (o.dry_run)
         for (const auto& d : r->decisions)
             if (d.split && !explain)

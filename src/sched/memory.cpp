@@ -1,6 +1,7 @@
 #include "sched/memory.h"
 
 #include "util/file.h"
+#include "util/settings.h"
 
 #include <cerrno>
 #include <charconv>
@@ -118,6 +119,26 @@ Status keep_memory_spec(const std::string& dir, const std::optional<std::string>
         return make_error(fmt::format("--memory: {}", n.error().message));
     if (auto st = util::make_dirs(dir); !st) return st;
     return util::write_file_atomic(file, *spec + "\n");
+}
+
+std::string explain_budget(const std::optional<std::string>& spec) {
+    const uint64_t available = available_memory();
+    std::string out;
+    if (spec) {
+        auto n = parse_memory(*spec, available);
+        out = fmt::format("memory budget: {} = {} (--memory, kept in .phc-ninja/memory)", *spec,
+                          n ? format_size(*n) : std::string("?"));
+    } else {
+        const uint64_t machine = mem_total("");
+        out = fmt::format("memory budget: {}, the {} ({}) less 10% (--memory to choose)",
+                          format_size(available - available / 10),
+                          available < machine ? "cgroup's memory limit" : "machine's memory",
+                          format_size(available));
+    }
+    out += "; each step reads it when it starts and waits until its estimate (its last "
+           "peak +10%) fits beside the steps running; PHC_MEMORY when ninja runs overrides it";
+    if (auto env = util::get("PHC_MEMORY")) out += fmt::format(" (set here: {})", *env);
+    return out;
 }
 
 std::string format_size(uint64_t bytes) {

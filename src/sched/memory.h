@@ -36,6 +36,10 @@ inline constexpr std::string_view kMemoryFile = "memory";
 /// or removes that file when `spec` is none. An error naming the file.
 Status keep_memory_spec(const std::string& dir, const std::optional<std::string>& spec);
 
+/// For --explain: how the steps' budget is chosen when regen or gen was
+/// given `spec` (--memory; nullopt: none), one line.
+std::string explain_budget(const std::optional<std::string>& spec);
+
 /// "1.5 GiB", "64 MiB", "900 KiB", "12 B": a size for people.
 std::string format_size(uint64_t bytes);
 

@@ -22,6 +22,13 @@ grep -q "^phc-ninja regen: error: --memory: " "$dir/bad.err" || fail "bad --memo
 cmp -s "$b/build.ninja" "$dir/cmake.ninja" || fail "a refused --memory changed build.ninja"
 pass "a bad --memory is refused, nothing written"
 
+# --explain says how the budget is chosen.
+"$PHC" regen -C "$b" --memory 40% --explain --dry-run >"$dir/explain.out"
+grep -q "^memory budget: 40% = [0-9.]* GiB (--memory" "$dir/explain.out" ||
+  fail "--explain does not say the budget: $(cat "$dir/explain.out")"
+PHC_MEMORY=2G "$PHC" regen -C "$b" --explain --dry-run >"$dir/explain.out"
+grep -q "^memory budget: .* less 10%.*PHC_MEMORY when ninja runs overrides it (set here: 2G)" \
+  "$dir/explain.out" || fail "--explain without --memory: $(cat "$dir/explain.out")"
 "$PHC" regen -C "$b" --memory 6G >"$dir/regen.out"
 grep -q "split 2 objects into 4 device edges" "$dir/regen.out" || fail "summary: $(cat "$dir/regen.out")"
 expect_eq "kept budget" "6G" "$(cat "$b/.phc-ninja/memory")"
