@@ -45,9 +45,20 @@ uint64_t with_margin(uint64_t peak) {
     return peak + peak / 10;
 }
 
+/// Which of the sizes kCompactAt, 2 x kCompactAt, 4 x kCompactAt, ... `size`
+/// has reached (-1: none).
+int compact_level(size_t size) {
+    int level = -1;
+    for (size_t at = kCompactAt; size >= at && level < 62; at *= 2)
+        ++level;
+    return level;
+}
+
 /// Keeps the last line of each output, in the order of those lines, when the
 /// file is still past kCompactAt once its lock is had (another step may have
-/// compacted it meanwhile). Quietly: a failure leaves the file as it was.
+/// compacted it meanwhile) and that saves a quarter of it at least (a build
+/// with more outputs than fit is left to grow to the next size). Quietly: a
+/// failure leaves the file as it was.
 void compact(const std::string& path) {
     auto lock = util::FileLock::open(path + ".lock");
     if (!lock) return;
@@ -61,6 +72,7 @@ void compact(const std::string& path) {
     std::string kept;
     for (size_t i = 0; i < all.size(); ++i)
         if (last[all[i].output] == i) kept += record_line(all[i]);
+    if (kept.size() > text->size() / 4 * 3) return; // too little to gain
     (void)util::write_file_atomic(path, kept);
 }
 
@@ -135,7 +147,11 @@ Status append_records(const std::string& path, const std::vector<StepRecord>& re
     if (n != static_cast<ssize_t>(lines.size()))
         return error_at(path, std::string("cannot append: ") +
                                   (n < 0 ? std::strerror(errno) : "short write"));
-    if (static_cast<size_t>(st.st_size) + lines.size() > kCompactAt) compact(path);
+    // Only when the append reaches the next of the sizes kCompactAt x 2^k: at
+    // least a quarter of that is appended between two compactions, so their
+    // cost stays in proportion to what the steps append.
+    const auto before = static_cast<size_t>(st.st_size);
+    if (compact_level(before + lines.size()) > compact_level(before)) compact(path);
     return Ok{};
 }
 

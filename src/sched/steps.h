@@ -21,8 +21,11 @@
 // never mix. A line a SIGKILL or a full disk cut short has no newline, or runs
 // into the next line; either way its field count or a field is wrong, and
 // readers skip it (losing one record costs one estimate, never a build). The
-// file is bounded: past kCompactAt bytes, the step that notices keeps the last
-// line of each output (under the lock steps.lock, replaced atomically).
+// file is bounded: the append that makes it reach kCompactAt bytes (or twice,
+// four times that, ...) keeps the last line of each output (under the lock
+// steps.lock, replaced atomically) when that saves a quarter of it, so the
+// rewrites cost in proportion to the appends, also for builds with more
+// outputs than kCompactAt holds.
 //
 // Estimates, when a step starts (the defaults, for steps without history):
 //   - the output's own last peak, plus 10%;
@@ -77,8 +80,9 @@ Status append_records(const std::string& path, const std::vector<StepRecord>& re
 
 /// The size past which a steps file is compacted.
 inline constexpr size_t kCompactAt = 4u << 20;
-/// The size past which a steps file is not read (it is compacted before).
-inline constexpr size_t kMaxStepsBytes = 4 * kCompactAt;
+/// The size past which a steps file is not read (the records of a build of
+/// about 250,000 outputs, twice over).
+inline constexpr size_t kMaxStepsBytes = 16 * kCompactAt;
 
 /// The estimate of a step of `kind` writing `outputs`, from a steps file's
 /// text (see the header comment): the largest of its outputs' last peaks.

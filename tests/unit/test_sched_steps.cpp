@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,11 +108,13 @@ TEST_CASE("append_records: parallel appenders never mix lines; the file stays bo
     CHECK(all.size() == 2 * kChildren * kEach);
     CHECK(std::count(text->begin(), text->end(), '\n') == 2 * kChildren * kEach);
 
-    // Past kCompactAt the file keeps each output's last line.
+    // The append that makes the file reach kCompactAt keeps each output's last line.
     std::string big;
-    for (size_t i = 0; big.size() <= sched::kCompactAt; ++i)
-        big += sched::record_line(record("same.o", sched::Kind::Host, i));
+    const std::string line = sched::record_line(record("same.o", sched::Kind::Host, 7));
+    while (big.size() + line.size() < sched::kCompactAt)
+        big += line;
     REQUIRE(util::write_file_atomic(path, big).ok());
+    REQUIRE(sched::append_records(path, {record("same.o", sched::Kind::Host, 7)}).ok());
     REQUIRE(sched::append_records(path, {record("last.o", sched::Kind::Host, 5)}).ok());
     auto after = util::read_file(path);
     REQUIRE(after);
@@ -119,4 +123,24 @@ TEST_CASE("append_records: parallel appenders never mix lines; the file stays bo
     CHECK(kept[0].output == "same.o");
     CHECK(kept[1].output == "last.o");
     CHECK(after->size() < 1000);
+
+    // A build with more outputs than kCompactAt holds: nothing to gain, no
+    // rewrite; every record stays, and the file grows on to the next size.
+    std::string unique;
+    for (size_t i = 0; unique.size() <= sched::kCompactAt - 200; ++i)
+        unique += sched::record_line(record(fmt::format("o{}.o", i), sched::Kind::Host, i));
+    REQUIRE(util::write_file_atomic(path, unique).ok());
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    const ino_t inode = st.st_ino;
+    size_t appended = 0;
+    for (size_t i = 0; i < 2000; ++i, ++appended)
+        REQUIRE(sched::append_records(path, {record(fmt::format("n{}.o", i), sched::Kind::Host, i)})
+                    .ok());
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK(st.st_ino == inode); // never replaced
+    auto grown = util::read_file(path);
+    REQUIRE(grown);
+    CHECK(grown->size() > sched::kCompactAt);
+    CHECK(sched::parse_records(*grown).size() == sched::parse_records(unique).size() + appended);
 }
