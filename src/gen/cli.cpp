@@ -6,6 +6,7 @@
 #include "split/options.h"
 #include "util/args.h"
 #include "util/file.h"
+#include "util/settings.h"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -35,7 +36,9 @@ constexpr const char* kNotes =
 
 util::CommandLine command_line(GenRequest& req, std::string& database, split::SplitArgs& split) {
     util::CommandLine cl{
-        "phc-ninja gen", "[options] [compile_commands.json | DIR]", kAbout, {}, kNotes};
+        "phc-ninja gen", "[options] [compile_commands.json | DIR]", kAbout, {}, {}};
+    static const std::string notes = std::string(kNotes) + "\n\n" + util::settings_help("gen");
+    cl.notes = notes;
     cl.positional = true;
     cl.options = {
         util::text_option({"-p"}, "PATH",

@@ -35,23 +35,15 @@ constexpr std::string_view kAbout =
     "the host compile. Anything else is handed to the compiler unchanged. Options\n"
     "end at the compiler's name (or at --): what follows is the compiler's.";
 
-constexpr std::string_view kEnvironment =
-    "environment:\n"
-    "  PHC_COMPILER=cc      put cc in front of the arguments, which are then all the\n"
-    "                       compiler's (none is taken as an option; a leading -- goes)\n"
-    "  PHC_JOBS=N           compiles at once when there is no jobserver and no -jN\n"
-    "                       in MAKEFLAGS (default: CPUs/2, at least 1)\n"
-    "  PHC_NINJA_TRACE=log  append ninja-log (v5) lines per step, for ninjatracing\n"
-    "  PHC_PROBE_CACHE=f    where compiler probes are cached (default\n"
-    "                       ~/.cache/phc-ninja/probes.json)";
-
 /// The launcher's command line: options (only --help), then the compiler command.
 util::CommandLine command_line() {
     util::CommandLine cl{"phc-launch",
                          "[--] COMPILER ARGS...\n       phc-ninja launch [--] COMPILER ARGS...",
                          kAbout,
                          {},
-                         kEnvironment};
+                         {}};
+    static const std::string environment = util::settings_help("phc-launch");
+    cl.notes = environment;
     cl.positional = true;
     cl.stop_at_word = true;
     return cl;

@@ -6,6 +6,7 @@
 #include "split/options.h"
 #include "util/args.h"
 #include "util/file.h"
+#include "util/settings.h"
 #include "util/subprocess.h"
 
 #include <cerrno>
@@ -41,6 +42,8 @@ struct Args {
 
 util::CommandLine command_line(Args& a) {
     util::CommandLine cl{"phc-ninja regen", "[options]", kAbout, {}, {}};
+    static const std::string environment = util::settings_help("regen");
+    cl.notes = environment;
     cl.options = {
         util::text_option({"-C"}, "DIR", "the build directory (default: .)", a.dir),
         util::text_option({"-f"}, "FILE", "the manifest, relative to DIR (default: build.ninja)",

@@ -81,7 +81,8 @@ util::CommandLine command_line(StepArgs& a) {
                           "with --sets: the edge's output, when the depfile names another",
                           a.deps_output),
     };
-    cl.notes = kNotes;
+    static const std::string notes = std::string(kNotes) + "\n" + util::settings_help("step");
+    cl.notes = notes;
     cl.positional = true; // the outputs: every word before "--"
     return cl;
 }

@@ -32,7 +32,7 @@ constexpr Setting kSettings[] = {
      "the memory budget of a build's steps: SIZE (512M, 8G) or PERCENT (75%) of that; "
      "at build time it overrides regen's and gen's --memory; phc-launch runs its steps under "
      "it only when it is set",
-     "step (the edges regen and gen write), phc-launch"},
+     "regen, gen, step (the edges regen and gen write), phc-launch"},
     {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
      "phc-launch"},
     {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",
@@ -68,11 +68,27 @@ std::optional<std::string> get(std::string_view name) {
     return std::string(v);
 }
 
-std::string settings_help() {
+namespace {
+
+/// Whether `reader` is one of the commands in `readers` ("step (...), phc-launch").
+bool reads(std::string_view readers, std::string_view reader) {
+    for (size_t at = 0; at < readers.size();) {
+        size_t comma = std::min(readers.find(", ", at), readers.size());
+        std::string_view one = readers.substr(at, comma - at);
+        if (one.substr(0, one.find(' ')) == reader) return true;
+        at = comma + 2;
+    }
+    return false;
+}
+
+} // namespace
+
+std::string settings_help(std::string_view reader) {
     std::string out = "environment:\n";
     for (const Setting& s : kSettings)
-        out +=
-            fmt::format("  {:<18} {} (default: {}; {})\n", s.name, s.help, s.fallback, s.readers);
+        if (reader.empty() || reads(s.readers, reader))
+            out += fmt::format("  {:<18} {} (default: {}; {})\n", s.name, s.help, s.fallback,
+                               s.readers);
     return out;
 }
 

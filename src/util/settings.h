@@ -28,7 +28,9 @@ std::span<const Setting> settings();
 std::optional<std::string> get(std::string_view name);
 
 /// The table as --help prints it: one line a variable.
-std::string settings_help();
+/// With `reader` ("regen", "phc-launch", ...), only the variables that
+/// command reads (the first word of each of their readers).
+std::string settings_help(std::string_view reader = {});
 
 /// Each variable's value and where it came from ("environment" or "default").
 std::string settings_report();

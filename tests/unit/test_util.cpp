@@ -645,3 +645,22 @@ TEST_CASE("settings: one table of the environment variables, each value with its
     for (const util::Setting& s : util::settings())
         CHECK(help.find(std::string(s.name)) != std::string::npos);
 }
+
+TEST_CASE("settings: a command's --help lists the variables it reads, and only those") {
+    const std::string regen = util::settings_help("regen");
+    CHECK(regen.starts_with("environment:\n"));
+    for (const char* name :
+         {"PHC_MEMORY", "PHC_REGEN_STEPS", "PHC_REGEN_DEPSETS", "PHC_REGEN_TIMING"})
+        CHECK(regen.find(std::string("  ") + name + " ") != std::string::npos);
+    CHECK(regen.find("PHC_JOBS") == std::string::npos);
+    const std::string step = util::settings_help("step");
+    CHECK(step.find("  PHC_MEMORY ") != std::string::npos);
+    CHECK(step.find("PHC_REGEN_STEPS") == std::string::npos);
+    const std::string launch = util::settings_help("phc-launch");
+    CHECK(launch.find("  PHC_JOBS ") != std::string::npos);
+    CHECK(launch.find("  CCACHE_BASEDIR ") != std::string::npos);
+    CHECK(launch.find("PHC_REGEN_TIMING") == std::string::npos);
+    // "explain" is a reader after a comma: found; a prefix of a reader is not one.
+    CHECK(util::settings_help("explain").find("  CCACHE_BASEDIR ") != std::string::npos);
+    CHECK(util::settings_help("re").find("PHC_") == std::string::npos);
+}
