@@ -73,11 +73,11 @@ pass "changing the budget rebuilds nothing"
 ninja -C "$b" -t clean >/dev/null
 mark=$(wc -l <"$steps")
 PHC_MEMORY=1M ninja -C "$b" -j4 >"$dir/serial.out" || fail "build under 1M failed"
-tail -n +$((mark + 1)) "$steps" | awk -F'\t' '{print $2, $2 + $3, $5, $10}' | sort -n >"$dir/serial.txt"
+tail -n +$((mark + 1)) "$steps" | awk -F'\t' '{printf "%.0f %.0f %.0f %s\n", $2, $2 + $3, $5, $10}' | sort -n >"$dir/serial.txt"
 expect_eq "steps under 1M" 8 "$(wc -l <"$dir/serial.txt")"
 awk 'NR > 1 && $1 < end {print "overlap: " prev " and " $4; bad = 1} {end = $2; prev = $4}
      END {exit bad}' "$dir/serial.txt" || fail "steps overlapped under a 1M budget: $(cat "$dir/serial.txt")"
-waited=$(awk '{w += $3} END {print w}' "$dir/serial.txt")
+waited=$(awk '{w += $3} END {printf "%.0f\n", w}' "$dir/serial.txt")
 [ "$waited" -gt 0 ] || fail "no step waited for memory under -j4 and a 1M budget"
 expect_no_work "$b" "after the serial build"
 pass "PHC_MEMORY=1M overrides --memory: the 8 steps ran one at a time (waited ${waited} ms in all)"
