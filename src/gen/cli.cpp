@@ -86,9 +86,8 @@ int cli_main(int argc, char** argv) {
     auto select = split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
     req.select = std::move(*select);
-    if (split.memory)
-        if (auto n = sched::parse_memory(*split.memory, sched::available_memory()); !n)
-            return util::usage_error(cl, "--memory: " + n.error().message);
+    if (auto st = sched::check_memory_spec(split.memory); !st)
+        return util::usage_error(cl, st.error().message);
     req.memory = split.memory;
     const bool explain = split.explain;
     // The summary goes to stderr when the ninja file goes to stdout (decided

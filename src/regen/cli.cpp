@@ -135,9 +135,8 @@ int cli_main(int argc, char** argv) {
     if (o.distribute != split::Engine::None) o.remote_jobs = args.split.remote_depth();
     auto select = args.split.selection();
     if (!select) return util::usage_error(cl, select.error().message);
-    if (args.split.memory)
-        if (auto n = sched::parse_memory(*args.split.memory, sched::available_memory()); !n)
-            return util::usage_error(cl, "--memory: " + n.error().message);
+    if (auto st = sched::check_memory_spec(args.split.memory); !st)
+        return util::usage_error(cl, st.error().message);
     o.memory = args.split.memory;
     o.select = std::move(*select);
     std::error_code ec;

@@ -8,6 +8,7 @@
 #include "util/args.h"
 #include "util/file.h"
 #include "util/settings.h"
+#include "util/subprocess.h"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -101,12 +102,7 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
     r.reserved = estimate(text ? *text : std::string(), a.outputs, kind);
     auto held = reserve(a.records + "/budget", r.reserved, budget);
     if (!held) warn(held.error().text() + "; running without a memory budget");
-    std::vector<std::pair<std::string, std::string>> env;
-    for (const std::string& e : a.env) {
-        const size_t eq = e.find('=');
-        env.emplace_back(e.substr(0, eq), eq == std::string::npos ? "" : e.substr(eq + 1));
-    }
-    auto m = run_measured(a.command, a.cd, env);
+    auto m = run_measured(a.command, a.cd, util::env_pairs(a.env));
     if (!m) {
         print_error("phc-ninja step", m.error());
         return 127;

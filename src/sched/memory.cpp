@@ -105,6 +105,13 @@ Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::stri
     return *n;
 }
 
+Status check_memory_spec(const std::optional<std::string>& spec) {
+    if (!spec) return Ok{};
+    if (auto n = parse_memory(*spec, available_memory()); !n)
+        return make_error(fmt::format("--memory: {}", n.error().message));
+    return Ok{};
+}
+
 Status keep_memory_spec(const std::string& dir, const std::optional<std::string>& spec) {
     const std::string file = dir + "/" + std::string(kMemoryFile);
     if (!spec) {
@@ -115,8 +122,7 @@ Status keep_memory_spec(const std::string& dir, const std::optional<std::string>
             return make_error(fmt::format("{}: cannot remove: {}", file, std::strerror(errno)));
         return Ok{};
     }
-    if (auto n = parse_memory(*spec, available_memory()); !n)
-        return make_error(fmt::format("--memory: {}", n.error().message));
+    if (auto st = check_memory_spec(spec); !st) return st;
     if (auto st = util::make_dirs(dir); !st) return st;
     return util::write_file_atomic(file, *spec + "\n");
 }

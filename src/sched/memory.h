@@ -32,7 +32,11 @@ Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::stri
 /// (--memory): read when a step starts, so that it is no part of any command.
 inline constexpr std::string_view kMemoryFile = "memory";
 
-/// Leaves `spec` (checked: parse_memory) in DIR/memory for the build's steps,
+/// Ok when `spec` (--memory of regen or gen) is none or a size parse_memory
+/// takes; else an error "--memory: ..." saying why.
+Status check_memory_spec(const std::optional<std::string>& spec);
+
+/// Leaves `spec` (checked: check_memory_spec) in DIR/memory for the build's steps,
 /// or removes that file when `spec` is none. An error naming the file.
 Status keep_memory_spec(const std::string& dir, const std::optional<std::string>& spec);
 

@@ -25,16 +25,6 @@ Result<Verdict> run_reference(const std::vector<std::string>& argv, const util::
         fmt::format("the driver's own command failed (exit {}): {}", run->exit_code, why)};
 }
 
-/// The words of NAME=value assignments, for SpawnOptions.
-std::vector<std::pair<std::string, std::string>> env_pairs(const std::vector<std::string>& env) {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const std::string& a : env) {
-        size_t eq = a.find('=');
-        out.emplace_back(a.substr(0, eq), eq == std::string::npos ? "" : a.substr(eq + 1));
-    }
-    return out;
-}
-
 } // namespace
 
 Result<Verdict> compare_with_driver(std::string_view mine, const Step& reference,
@@ -42,7 +32,7 @@ Result<Verdict> compare_with_driver(std::string_view mine, const Step& reference
                                     const std::string& tmpdir) {
     util::SpawnOptions opts;
     opts.cwd = util::join_path(base_dir, reference.cwd);
-    opts.env = env_pairs(reference.env);
+    opts.env = util::env_pairs(reference.env);
     opts.env.emplace_back("TMPDIR", tmpdir); // the driver's temporaries stay there
     auto first = run_reference(reference.argv, opts, ref);
     if (!first) return first.error();

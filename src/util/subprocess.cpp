@@ -131,6 +131,15 @@ int spawn_with(pid_t& pid, const std::vector<std::string>& argv, const SpawnOpti
 
 } // namespace
 
+std::vector<std::pair<std::string, std::string>> env_pairs(const std::vector<std::string>& env) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& a : env) {
+        size_t eq = a.find('=');
+        out.emplace_back(a.substr(0, eq), eq == std::string::npos ? "" : a.substr(eq + 1));
+    }
+    return out;
+}
+
 Result<Child> spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     if (argv.empty()) return make_error("empty command");
     Child child;

@@ -42,6 +42,9 @@ struct Child {
 /// when it could not be started; the caller reaps the child.
 Result<Child> spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
+/// "NAME=value" assignments as SpawnOptions::env pairs (no '=': an empty value).
+std::vector<std::pair<std::string, std::string>> env_pairs(const std::vector<std::string>& env);
+
 /// What a finished child did.
 struct Completed {
     int exit_code = -1; ///< exit status, or 128+signal when killed by a signal

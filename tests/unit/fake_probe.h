@@ -6,9 +6,11 @@
 #include "compile/analysis.h"
 #include "compile/command.h"
 #include "probe/probe.h"
+#include "split/plan.h"
 #include "util/file.h"
 
 #include <algorithm>
+#include <doctest/doctest.h>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,6 +91,24 @@ inline probe::Prober fake_prober() {
         return rdc ? fake_rdc_probe(std::move(archs)) : fake_probe(std::move(archs));
     };
     return p;
+}
+
+/// The plan of `command` (a multi-architecture compile) with fake_probe(archs):
+/// device depfiles, every other choice the default.
+inline split::Plan fake_plan(const std::string& command, std::vector<std::string> archs) {
+    compile::Analysis a = compile::analyze_string(command, {});
+    REQUIRE(a.decision.split());
+    probe::ProbeResult probe = fake_probe(std::move(archs));
+    probe::apply_probe(a, probe);
+    REQUIRE(a.decision.split());
+    return split::make_plan(std::move(a), probe,
+                            {.private_dir = {},
+                             .device_depfiles = true,
+                             .cuid_root = {},
+                             .tool = {},
+                             .distribute = {},
+                             .preprocessed_dir = {},
+                             .host_triple = {}});
 }
 
 } // namespace phc::test

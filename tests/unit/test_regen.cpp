@@ -269,22 +269,10 @@ TEST_CASE("regen on several threads writes exactly what one thread writes") {
 }
 
 TEST_CASE("the planner's own steps are templated, with paths in the build directory") {
-    compile::Analysis a = compile::analyze_string(
+    split::Plan plan = test::fake_plan(
         "cd b && ccache /usr/bin/clang++-15 -x hip -O2 --offload-arch=gfx90a:xnack+ "
         "--offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
-        {});
-    REQUIRE(a.decision.split());
-    probe::ProbeResult probe = test::fake_probe({"gfx906", "gfx90a:xnack+"});
-    probe::apply_probe(a, probe);
-    REQUIRE(a.decision.split());
-    split::Plan plan = split::make_plan(std::move(a), probe,
-                                        {.private_dir = {},
-                                         .device_depfiles = true,
-                                         .cuid_root = {},
-                                         .tool = {},
-                                         .distribute = {},
-                                         .preprocessed_dir = {},
-                                         .host_triple = {}});
+        {"gfx906", "gfx90a:xnack+"});
     regen::Carry c = carry_for("b/k.o");
     std::string t = edges_of(plan, c, false);
     CHECK(t.find("rule PHC_HIP_DEVICE_") != std::string::npos);
@@ -301,22 +289,12 @@ namespace {
 /// The plan of a compact compile (a long shared start, a bundle rule to
 /// share) for gfx906 and `arch2`.
 split::Plan compact_plan(const std::string& arch2) {
-    compile::Analysis a = compile::analyze_string(
-        "/usr/bin/clang++-15 -x hip -O2 '-DA=$x' "
-        "-I/some/long/include/path/to/make/the/shared/start/long --offload-arch=" +
-            arch2 + " --offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
-        {});
-    REQUIRE(a.decision.split());
-    probe::ProbeResult probe = test::fake_probe({"gfx906", arch2});
-    probe::apply_probe(a, probe);
-    return split::make_plan(std::move(a), probe,
-                            {.private_dir = {},
-                             .device_depfiles = true,
-                             .cuid_root = {},
-                             .tool = {},
-                             .distribute = {},
-                             .preprocessed_dir = {},
-                             .host_triple = {}});
+    return test::fake_plan("/usr/bin/clang++-15 -x hip -O2 '-DA=$x' "
+                           "-I/some/long/include/path/to/make/the/shared/start/long "
+                           "--offload-arch=" +
+                               arch2 +
+                               " --offload-arch=gfx906 -MD -MT k.o -MF k.o.d -c ../k.hip -o k.o",
+                           {"gfx906", arch2});
 }
 
 /// The statements of `plan` under `policy`, with the split rules and what

@@ -10,20 +10,9 @@ using namespace phc::split;
 using Strings = std::vector<std::string>;
 
 TEST_CASE("graph: device edges read the source, the bundle reads them, the host reads both") {
-    auto a = compile::analyze_string("cd b && clang++-15 -x hip --offload-arch=gfx906 "
-                                     "--offload-arch=gfx90a -c ../k.hip -o o/k.o",
-                                     {});
-    REQUIRE(a.decision.split());
-    auto probe = test::fake_probe({"gfx906", "gfx90a"});
-    probe::apply_probe(a, probe);
-    Plan plan = make_plan(std::move(a), probe,
-                          {.private_dir = {},
-                           .device_depfiles = true,
-                           .cuid_root = {},
-                           .tool = {},
-                           .distribute = {},
-                           .preprocessed_dir = {},
-                           .host_triple = {}});
+    Plan plan = test::fake_plan("cd b && clang++-15 -x hip --offload-arch=gfx906 "
+                                "--offload-arch=gfx90a -c ../k.hip -o o/k.o",
+                                {"gfx906", "gfx90a"});
     auto spell = [](const Step& s, const std::string& p) { return "[" + s.cwd + "]" + p; };
     auto edges = plan_edges(plan, spell);
     REQUIRE(edges.size() == 4);
