@@ -1,17 +1,20 @@
 #include "split/distribute.h"
 
+#include "compile/shell.h"
 #include "probe/probe.h"
 #include "util/args.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/subprocess.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <unordered_set>
 #include <vector>
 
 namespace phc::split {
@@ -85,8 +88,117 @@ std::string host_stub(std::string_view triple) {
 
 namespace {
 
+bool ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+bool ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+
+/// The identifiers among a pragma's words (string and character literals and
+/// numbers skipped); false when a literal does not end on the line (a raw
+/// string, say: then the words cannot be told apart).
+bool identifiers(std::string_view s, std::vector<std::string_view>& out) {
+    for (size_t i = 0; i < s.size();) {
+        const char c = s[i];
+        if (c == '"' || c == '\'') {
+            for (++i; i < s.size() && s[i] != c; ++i)
+                if (s[i] == '\\') ++i;
+            if (i >= s.size()) return false;
+            ++i;
+        } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                   (c == '.' && i + 1 < s.size() &&
+                    std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+            // A pp-number: digits, letters, '.', and a sign after an exponent.
+            for (++i; i < s.size(); ++i) {
+                const char e = s[i - 1];
+                const bool sign =
+                    (s[i] == '+' || s[i] == '-') && (e == 'e' || e == 'E' || e == 'p' || e == 'P');
+                if (!ident_char(s[i]) && s[i] != '.' && !sign) break;
+            }
+        } else if (ident_start(c)) {
+            const size_t b = i;
+            while (i < s.size() && ident_char(s[i]))
+                ++i;
+            out.push_back(s.substr(b, i - b));
+        } else {
+            ++i;
+        }
+    }
+    return true;
+}
+
+std::string_view skip_blanks(std::string_view s) {
+    const size_t b = s.find_first_not_of(" \t");
+    return b == std::string_view::npos ? std::string_view() : s.substr(b);
+}
+
+} // namespace
+
+Screened screen_preprocessed(std::string_view dd_text, std::string_view path) {
+    Screened out;
+    out.text.reserve(dd_text.size());
+    std::unordered_set<std::string_view> macros;
+    std::vector<std::pair<size_t, std::string_view>> pragmas; // line number, line
+    size_t line = 0;
+    for (size_t pos = 0; pos < dd_text.size();) {
+        const size_t nl = dd_text.find('\n', pos);
+        const size_t end = nl == std::string_view::npos ? dd_text.size() : nl;
+        const std::string_view l = dd_text.substr(pos, end - pos);
+        ++line;
+        bool keep = true;
+        if (std::string_view d = skip_blanks(l); d.starts_with('#')) {
+            d = skip_blanks(d.substr(1));
+            size_t n = 0;
+            while (n < d.size() && ident_char(d[n]))
+                ++n;
+            const std::string_view word = d.substr(0, n);
+            if (word == "define" || word == "undef") {
+                const std::string_view rest = skip_blanks(d.substr(n));
+                size_t m = 0;
+                while (m < rest.size() && ident_char(rest[m]))
+                    ++m;
+                if (word == "define") macros.insert(rest.substr(0, m));
+                keep = false; // blank: every later line keeps its number
+            } else if (word == "pragma") {
+                pragmas.emplace_back(line, l);
+            } else if (!word.empty() && word != "line" &&
+                       !std::isdigit(static_cast<unsigned char>(word[0])) && out.unsafe.empty()) {
+                out.unsafe = fmt::format("{}:{}: '{}' is a directive that the compile of a "
+                                         "preprocessed file would read again",
+                                         path, line, l);
+            }
+        }
+        if (keep) out.text.append(l);
+        if (nl != std::string_view::npos) out.text.push_back('\n');
+        pos = end + 1;
+    }
+    std::vector<std::string_view> words;
+    for (const auto& [n, l] : pragmas) {
+        if (!out.unsafe.empty()) break;
+        words.clear();
+        const std::string_view after = skip_blanks(skip_blanks(l).substr(1)).substr(6);
+        if (!identifiers(after, words)) {
+            out.unsafe = fmt::format("{}:{}: the pragma '{}' holds a literal that does not "
+                                     "end on its line",
+                                     path, n, l);
+            break;
+        }
+        for (std::string_view w : words)
+            if (macros.contains(w)) {
+                out.unsafe = fmt::format("{}:{}: the pragma '{}' names the macro {}, which "
+                                         "the compile of a preprocessed file would not expand",
+                                         path, n, l, w);
+                break;
+            }
+    }
+    return out;
+}
+
+namespace {
+
 struct DeviceIi {
-    std::string arch, output, input, host_triple;
+    std::string arch, output, input, host_triple, local;
     std::vector<std::string> command;
 };
 
@@ -134,17 +246,27 @@ int preprocess(const DeviceIi& d, std::string_view name) {
         ::unlink(d.output.c_str());
         return print_error(name, make_error(why));
     }
-    if (has_host_section(*text)) return 0;
-    std::string triple = d.host_triple;
-    if (triple.empty()) {
-        auto t = host_triple_of(d.command);
-        if (!t) {
-            ::unlink(d.output.c_str());
-            return print_error(name, t.error());
-        }
-        triple = *t;
+    Screened screened = screen_preprocessed(*text, d.output);
+    if (!screened.unsafe.empty()) {
+        // Kept whole (its #defines too), so that a changed macro changes the
+        // file and the compile step, which compiles the source, runs again.
+        std::fprintf(stderr, "phc-ninja device-ii: note: %s; the device compile runs locally\n",
+                     screened.unsafe.c_str());
+        screened.text = std::string(kCompileLocally) + screened.unsafe + "\n" + *text;
     }
-    if (auto st = util::write_file_atomic(d.output, *text + host_stub(triple)); !st) {
+    if (!has_host_section(*text)) {
+        std::string triple = d.host_triple;
+        if (triple.empty()) {
+            auto t = host_triple_of(d.command);
+            if (!t) {
+                ::unlink(d.output.c_str());
+                return print_error(name, t.error());
+            }
+            triple = *t;
+        }
+        screened.text += host_stub(triple);
+    }
+    if (auto st = util::write_file_atomic(d.output, screened.text); !st) {
         ::unlink(d.output.c_str());
         return print_error(name, st.error());
     }
@@ -156,15 +278,27 @@ int compile(const DeviceIi& d, std::string_view name) {
     if (!text) return print_error(name, text.error());
     if (std::string why = refuse(d.input, *text, d.arch); !why.empty())
         return print_error(name, make_error(why));
+    std::vector<std::string> words = d.command;
+    if (text->starts_with(kCompileLocally)) {
+        // The screen refused the file: the device compile of the source instead.
+        if (d.local.empty())
+            return print_error(
+                name, make_error(fmt::format("{} must not be compiled (see its first line), and no "
+                                             "--local command was given",
+                                             d.input)));
+        words.clear();
+        if (std::string why = compile::split_words(d.local, words); !why.empty() || words.empty())
+            return print_error(name, make_error("--local: " + (why.empty() ? "empty" : why)));
+    }
     // The checked file's compile takes this process over: the engine talks to
     // ninja (or make) directly and its exit status is the step's.
     std::vector<char*> argv;
-    for (const std::string& w : d.command)
+    for (const std::string& w : words)
         argv.push_back(const_cast<char*>(w.c_str()));
     argv.push_back(nullptr);
     ::execvp(argv[0], argv.data());
     return print_error(
-        name, make_error(fmt::format("cannot run '{}': {}", d.command[0], std::strerror(errno))));
+        name, make_error(fmt::format("cannot run '{}': {}", words[0], std::strerror(errno))));
 }
 
 } // namespace
@@ -174,7 +308,7 @@ int device_ii_main(int argc, char** argv) {
     util::CommandLine cl{
         "phc-ninja device-ii",
         "--arch A --output FILE.ii [--host-triple T] -- COMPILER ARGS...\n"
-        "phc-ninja device-ii --arch A --input FILE.ii -- [ENGINE] COMPILER ARGS...",
+        "phc-ninja device-ii --arch A --input FILE.ii [--local CMD] -- [ENGINE] COMPILER ARGS...",
         "(run by distributed device edges) the preprocess step: runs the "
         "compiler,\nchecks that FILE.ii holds the device section of "
         "architecture A (else\nremoves it and fails) and adds the host section "
@@ -189,6 +323,10 @@ int device_ii_main(int argc, char** argv) {
         util::text_option({"--input"}, "FILE", "the compile step's input", d.input),
         util::text_option({"--host-triple"}, "T",
                           "the host section's triple (default: the compiler's)", d.host_triple),
+        util::text_option({"--local"}, "CMD",
+                          "the compile step's device compile of the source (shell words), run "
+                          "instead\nwhen the preprocess step's screen refused FILE.ii",
+                          d.local),
     };
     util::Parsed parsed;
     if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;

@@ -49,10 +49,33 @@ bool has_host_section(std::string_view text);
 /// the host `triple` ("x86_64-pc-linux-gnu"). clang-19 needs none; it does no harm.
 std::string host_stub(std::string_view triple);
 
+/// What a compile of a preprocessed file would read differently from the
+/// compile of its source. clang -E leaves a pragma's words as written (only
+/// `#pragma omp` is expanded), but a pragma's handler expands the macros among
+/// them when the source is compiled: `#define PK 1` / `#pragma pack(PK)` packs
+/// a struct there, and a compile of the preprocessed file, where PK is no
+/// macro, ignores the pragma with a warning: another layout, another object.
+/// The preprocess step runs with -dD, so its output holds every #define; the
+/// file is safe when no pragma names an identifier that is a macro anywhere in
+/// it (and no directive other than line markers and pragmas remains).
+struct Screened {
+    std::string text;   ///< the file to compile: the -dD output, #define and #undef lines blanked
+    std::string unsafe; ///< why the file must not be compiled, or "" (safe)
+};
+/// Screens `dd_text`, the -E -dD output of a preprocess step named `path`.
+Screened screen_preprocessed(std::string_view dd_text, std::string_view path);
+
+/// The first line of a preprocessed file that must not be compiled: the
+/// compile step then runs the local compile of the source (`--local`).
+inline constexpr std::string_view kCompileLocally = "// phc-ninja: compile the source locally: ";
+
 /// `phc-ninja device-ii`: the two steps of a distributed device compile.
 ///   --arch A --output P [--host-triple T] -- COMPILER... : preprocess, check
-///     that P holds A's device section (else remove it and fail), add the host stub;
-///   --arch A --input P -- [ENGINE] COMPILER... : check P, then become the compile.
+///     that P holds A's device section (else remove it and fail), screen it
+///     (screen_preprocessed), add the host stub;
+///   --arch A --input P [--local CMD] -- [ENGINE] COMPILER... : check P, then
+///     become the compile; a file the screen refused runs CMD (a shell-quoted
+///     command: the device compile of the source) instead.
 int device_ii_main(int argc, char** argv);
 
 /// `phc-ninja icecc-env -- COMPILER [FLAGS...]`: the environment tarball for

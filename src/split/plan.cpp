@@ -284,7 +284,9 @@ Step preprocess_step(const compile::Analysis& a, const Plan& plan, const probe::
     e.drop_compile = true;
     if (!a.explicit_output) e.append = {"-o", pp};
     ask_depfile(e, a, probe, depfile, pp);
-    e.append.insert(e.append.end(), {"-E", "--offload-device-only", "--gpu-bundle-output"});
+    // -dD: the file keeps its #defines, for phc-ninja device-ii's screen
+    // (split/distribute.h: a pragma naming a macro makes it compile locally).
+    e.append.insert(e.append.end(), {"-E", "-dD", "--offload-device-only", "--gpu-bundle-output"});
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
               "device-ii",
@@ -310,6 +312,15 @@ Step remote_device_step(const compile::Analysis& a, const Plan& plan, const std:
                         const std::string& pp, Engine engine, const PlanOptions& opts) {
     const std::string object = plan.private_dir + "/" + safe_arch(arch) + ".o";
     Step s = step_of(a, StepKind::Device, {pp}, {object}, arch);
+    // What runs instead when the preprocess step's screen refused `pp`: the
+    // local device compile of the source, without the engine or a depfile
+    // (the preprocess step writes it); ninja runs this step again whenever `pp`
+    // changes, which it does with the source or a header.
+    Edit local{arch, false, object, {}, {}};
+    local.drop_deps = true;
+    if (!a.explicit_output) local.append = {"-o", object};
+    local.append.insert(local.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
+    if (!plan.cuid.empty()) local.append.push_back("-cuid=" + plan.cuid);
     Edit e{arch, false, object, {}, {}};
     e.drop_deps = true;
     e.preprocessed = true;
@@ -324,6 +335,8 @@ Step remote_device_step(const compile::Analysis& a, const Plan& plan, const std:
               arch,
               "--input",
               pp,
+              "--local",
+              compile::join_command(edit_argv(a, local)),
               "--"};
     for (std::string& w : engine_words(a.command, engine))
         s.argv.push_back(std::move(w));

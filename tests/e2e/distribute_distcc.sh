@@ -67,6 +67,21 @@ cat >src/r.hip <<'K'
 __device__ int twice(int x) { return 2 * x; }
 __global__ void use(int* p) { p[0] = twice(p[0]); }
 K
+# Hostile: clang -E leaves a pragma's macros as written, so compiled from the
+# preprocessed file #pragma pack(PK) would be ignored (another layout, another
+# object that links). device-ii's screen must send these compiles to the local
+# compile of the source: one macro of the source, one of the command line.
+cat >src/p.hip <<'K'
+#include <hip/hip_runtime.h>
+#define PK 1
+#pragma pack(PK)
+struct S { char c; int i; };
+#pragma pack()
+#pragma pack(TWO)
+struct T { char c; double d; };
+#pragma pack()
+__global__ void packed(int* p) { p[0] = sizeof(S); p[1] = sizeof(T); }
+K
 two="--offload-arch=gfx906 --offload-arch=gfx90a"
 # project CC: a manifest whose compiles run CC (with its launcher, if any)
 project() {
@@ -84,10 +99,12 @@ build m.o: hip ../src/m.hip
   flags = $two
 build r.o: hip ../src/r.hip
   flags = -fgpu-rdc $two
+build p.o: hip ../src/p.hip
+  flags = $two
 build app: link k.o m.o
 R
 }
-outputs="k.o m.o r.o app k.o.phc/bundle.hipfb m.o.phc/bundle.hipfb k.o.phc/gfx906.o k.o.phc/gfx90a.o r.o.phc/gfx906.o r.o.phc/gfx90a.o"
+outputs="p.o p.o.phc/gfx906.o p.o.phc/gfx90a.o k.o m.o r.o app k.o.phc/bundle.hipfb m.o.phc/bundle.hipfb k.o.phc/gfx906.o k.o.phc/gfx90a.o r.o.phc/gfx906.o r.o.phc/gfx90a.o"
 # same A B: every output of the build in A is byte-identical to B's
 same() {
   local o
@@ -109,7 +126,7 @@ pass "local split built"
   fail "regen --distribute distcc failed: $(cat dist.out)"
 grep -q "split       k.o  \[gfx906 gfx90a\]  device compiles: distcc" dist.out ||
   fail "--explain does not say the device compiles go to distcc: $(cat dist.out)"
-grep -q "6 device compiles sent to distcc" dist.out || fail "summary: $(tail -1 dist.out)"
+grep -q "8 device compiles sent to distcc" dist.out || fail "summary: $(tail -1 dist.out)"
 grep -q "^pool phc_hip_remote$" dist/build.ninja || fail "no remote pool"
 grep -q "clang-offload-bundler" dist/build.ninja || fail "no bundler"
 # What runs for the bundle: the words after the step runner's "--", if any.
@@ -117,8 +134,11 @@ if grep "clang-offload-bundler" dist/build.ninja | sed -E 's/.* -- //; s/^ *(com
   grep -Eq '^([^ ]*/)?distcc '; then fail "the bundler is wrapped"; fi
 (cd dist && ninja >../dist.build 2>&1) || fail "distributed build failed: $(cat dist.build)"
 expect_eq "device compiles run by distccd" 6 "$(remote_runs)"
+expect_eq "device compiles of p.hip told to run locally" 2 \
+  "$(grep -c "p\.o\.phc/gfx9.*the pragma '#pragma pack(PK)' names the macro PK.*runs locally" dist.build || true)"
 same dist local
-pass "6 device compiles ran on distccd; every object, bundle and the program identical to the local split's"
+"$PHC" check -C local p.o >check.out 2>&1 || fail "the local split of p.o is not the driver's: $(cat check.out)"
+pass "6 device compiles ran on distccd, p.hip's 2 locally (its pragmas name macros); every object, bundle and the program identical to the local split's (p.o checked against the driver's)"
 (cd dist && ninja -n | grep -q "no work to do") || fail "distributed build is not a no-op"
 
 # A header only device code reads rebuilds through its preprocess edges.
@@ -221,7 +241,7 @@ ii=dist/cpp.phc/k.o.phc/gfx906.ii
 clang++-15 -x hip $HIP_FLAGS_DEFAULT -O2 --offload-arch=gfx906 -E --offload-device-only \
   --no-gpu-bundle-output src/k.hip -o "$ii"
 compile=$(cd dist && ninja -t commands k.o.phc/gfx906.o | tail -1)
-case "$compile" in *"device-ii --arch gfx906 --input cpp.phc/k.o.phc/gfx906.ii -- distcc "*) ;;
+case "$compile" in *"device-ii --arch gfx906 --input cpp.phc/k.o.phc/gfx906.ii --local "*" -- distcc "*) ;;
   *) fail "unexpected compile command: $compile" ;; esac
 rm -f dist/k.o.phc/gfx906.o
 if (cd dist && sh -c "$compile" >../trap2.out 2>&1); then fail "an unbundled file put in place was compiled"; fi

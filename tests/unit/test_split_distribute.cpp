@@ -1,3 +1,4 @@
+#include "compile/shell.h"
 #include "edges/policy.h"
 #include "fake_probe.h"
 #include "ninja/writer.h"
@@ -7,8 +8,11 @@
 #include "util/file.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace phc;
 using namespace phc::split;
@@ -112,6 +116,7 @@ TEST_CASE("distribute: a preprocess step and a compile of only its output per ar
         CHECK(has(pre.argv, "--output"));
         CHECK(pc[0] == "clang++-15");
         CHECK(has(pc, "-E"));
+        CHECK(has(pc, "-dD")); // for device-ii's screen
         CHECK(has(pc, "--gpu-bundle-output"));
         CHECK(has(pc, "--offload-device-only"));
         CHECK(!has(pc, "-c"));
@@ -136,6 +141,22 @@ TEST_CASE("distribute: a preprocess step and a compile of only its output per ar
         CHECK(has(dc, "-cuid=" + p.cuid));
         CHECK(has(dc, "--no-gpu-bundle-output"));
         CHECK(has(dc, "-O2"));
+        // What runs instead when the screen refuses the file: the local
+        // device compile of the source, no engine, no depfile.
+        auto local = std::find(dev.argv.begin(), dev.argv.end(), "--local");
+        REQUIRE(local + 1 < dev.argv.end());
+        std::vector<std::string> lc;
+        CHECK(compile::split_words(*(local + 1), lc).empty());
+        REQUIRE(!lc.empty());
+        CHECK(lc[0] == "clang++-15");
+        for (const char* w : {"k.hip", "-DX=1", "-Iinc", "-include", "pre.h", "-c",
+                              "--no-gpu-bundle-output", "--offload-device-only"})
+            CHECK_MESSAGE(has(lc, w), w);
+        for (const char* w : {"-MD", "-MF", "-E", "distcc"})
+            CHECK_MESSAGE(!has(lc, w), w);
+        CHECK(has(lc, "-cuid=" + p.cuid));
+        CHECK(has(lc, "--offload-arch=" + pre.arch));
+        CHECK(has(lc, dev.outputs[0]));
     }
     // The bundler and the host compile are never wrapped.
     CHECK(p.steps[4].kind == StepKind::Bundle);
@@ -238,4 +259,88 @@ TEST_CASE("device-ii: an unbundled file is never compiled, and never left behind
     // The compiler's own failure is the step's.
     CHECK(run_device_ii({"--arch", "gfx906", "--output", good, "--", "sh", "-c", "exit 3"}) == 3);
     CHECK(run_device_ii({"--arch", "gfx906", "--", "true"}) == 2); // neither --input nor --output
+}
+
+TEST_CASE("device-ii: the screen of a preprocessed file (pragmas naming macros)") {
+    const std::string head = "# 1 \"k.hip\"\n#define PK 1\n#define F(x) x\n#undef F\n";
+    // A pragma of words that are no macros: the file is compiled, its
+    // #define and #undef lines blank (every line keeps its number).
+    Screened ok = screen_preprocessed(head + "#pragma unroll\n#pragma GCC visibility "
+                                             "push(default)\n# 7 \"k.hip\" 2\nint x;\n",
+                                      "k.ii");
+    CHECK(ok.unsafe.empty());
+    CHECK(ok.text == "# 1 \"k.hip\"\n\n\n\n#pragma unroll\n#pragma GCC visibility "
+                     "push(default)\n# 7 \"k.hip\" 2\nint x;\n");
+    // clang -E leaves a pragma's macros as written; compiled from the file they
+    // would not be expanded (#pragma pack(PK) ignored: another layout).
+    Screened pack = screen_preprocessed(head + "struct A;\n  #  pragma pack(PK)\n", "k.ii");
+    CHECK(pack.unsafe ==
+          "k.ii:6: the pragma '  #  pragma pack(PK)' names the macro PK, which the compile of a "
+          "preprocessed file would not expand");
+    // A macro undefined before the pragma still counts (the screen is by name).
+    CHECK(
+        !screen_preprocessed(head + "#pragma clang loop unroll_count(F)\n", "k.ii").unsafe.empty());
+    // Words inside literals and numbers are no identifiers.
+    CHECK(screen_preprocessed(head + "#pragma clang diagnostic ignored \"PK\"\n#pragma unroll "
+                                     "0x1PK\n#pragma message('PK')\n",
+                              "k.ii")
+              .unsafe.empty());
+    // A literal that does not end on its line, or another directive: refused.
+    CHECK(!screen_preprocessed("#pragma message(R\"(\")\" PK)\n", "k.ii").unsafe.empty());
+    CHECK(screen_preprocessed("#ident \"x\"\n", "k.ii").unsafe ==
+          "k.ii:1: '#ident \"x\"' is a directive that the compile of a preprocessed file "
+          "would read again");
+    // A macro from the command line (-dD prints it under "<command line>").
+    CHECK(!screen_preprocessed("# 1 \"<command line>\"\n#define N 4\n# 1 \"k.hip\"\n#pragma "
+                               "unroll N\n",
+                               "k.ii")
+               .unsafe.empty());
+}
+
+TEST_CASE("device-ii: a refused file compiles the source locally, never the file") {
+    test::ScratchDir dir;
+    const std::string pp = dir.file("k.ii"), out = dir.file("out");
+    const std::string unsafe = "#define PK 1\n#pragma pack(PK)\n";
+    REQUIRE(run_device_ii({"--arch", "gfx906", "--output", pp, "--host-triple",
+                           "x86_64-pc-linux-gnu", "--", "sh", "-c",
+                           "cat > " + pp + " <<'E'\n" + unsafe + kSection + "E"}) == 0);
+    auto text = util::read_file(pp);
+    REQUIRE(text);
+    // Kept whole, #defines too, under the line that tells the compile step.
+    CHECK(text->starts_with(std::string(kCompileLocally) + pp + ":2: the pragma"));
+    CHECK(text->find("\n" + unsafe + kSection) != std::string::npos);
+    // Without --local the compile step refuses (before it runs anything).
+    CHECK(run_device_ii({"--arch", "gfx906", "--input", pp, "--", "true"}) == 1);
+    // With it, the local command runs (in a child: it execs) and the engine's does not.
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        run_device_ii({"--arch", "gfx906", "--input", pp, "--local",
+                       "sh -c 'echo local > " + out + "'", "--", "sh", "-c",
+                       "echo engine > " + out});
+        std::_Exit(99);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    auto ran = util::read_file(out);
+    REQUIRE(ran);
+    CHECK(*ran == "local\n");
+    // A safe file keeps running the engine's command.
+    REQUIRE(
+        run_device_ii({"--arch", "gfx906", "--output", pp, "--host-triple", "x86_64-pc-linux-gnu",
+                       "--", "sh", "-c", "cat > " + pp + " <<'E'\n" + kSection + "E"}) == 0);
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        run_device_ii({"--arch", "gfx906", "--input", pp, "--local",
+                       "sh -c 'echo local > " + out + "'", "--", "sh", "-c",
+                       "echo engine > " + out});
+        std::_Exit(99);
+    }
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    ran = util::read_file(out);
+    REQUIRE(ran);
+    CHECK(*ran == "engine\n");
 }
