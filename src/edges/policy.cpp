@@ -259,9 +259,11 @@ void share_start(std::string& command, ObjectEdges& o) {
     o.host_shares = true;
 }
 
-/// Whether `s` is a device compile the plan sends to an engine.
+/// Whether `s` is a compile the plan sends to an engine (a device compile,
+/// or --overlap-host's host compile on icecc).
 bool is_remote(const split::Step& s, const split::Plan& plan) {
-    return s.kind == split::StepKind::Device && plan.engine != split::Engine::None;
+    return (s.kind == split::StepKind::Device && plan.engine != split::Engine::None) ||
+           s.kind == split::StepKind::RemoteHost;
 }
 
 /// The pool of one of the object's edges that runs `s`, when it is one of
@@ -432,8 +434,9 @@ void bind_host(ninja::BuildStatement& b, const split::GraphEdge& e, const Object
 }
 
 /// Any other step, by the generic step rule: --overlap-host's embed step (the
-/// bundle put into the host object), the new driver's code generation per
-/// architecture (in the device pool).
+/// bundle put into the host object) and its host compile on icecc (in the
+/// remote pool), the new driver's code generation per architecture (in the
+/// device pool).
 void bind_other(ninja::BuildStatement& b, const split::GraphEdge& e, const ObjectEdges& o) {
     const split::Step& s = *e.step;
     b.rule = o.names().step;
@@ -444,6 +447,10 @@ void bind_other(ninja::BuildStatement& b, const split::GraphEdge& e, const Objec
     if (s.kind == split::StepKind::Embed) {
         if (e.final && !o.carry.restat.empty())
             b.bindings.push_back(literal("PHC_RESTAT", o.carry.restat));
+        if (!o.carry.pool.empty()) b.bindings.push_back(var("pool", o.carry.pool));
+    } else if (s.kind == split::StepKind::RemoteHost && o.policy.remote_pool) {
+        b.bindings.push_back(var("pool", o.names().remote_pool));
+    } else if (s.kind == split::StepKind::RemoteHost) {
         if (!o.carry.pool.empty()) b.bindings.push_back(var("pool", o.carry.pool));
     } else if (o.policy.device_pool) {
         b.bindings.push_back(var("pool", o.names().pool));

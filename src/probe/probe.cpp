@@ -264,8 +264,12 @@ Result<ProbeResult> parse_jobs(std::string_view text) {
             if (job[i].starts_with("-fembed-offload-object")) r.driver = DriverKind::New;
             if (job[i] == "-fcuda-include-gpubinary") gpubinary = true;
             if (job[i].starts_with("-cuid=")) cuid_seen = true;
-            if (job[i] == "-triple" && i + 1 < job.size() && job[i + 1].starts_with("amdgcn"))
-                ++r.device_compiles;
+            if (job[i] == "-triple" && i + 1 < job.size() && job[i + 1].starts_with("amdgcn")) {
+                if (r.device_compiles++ == 0)
+                    for (size_t k = 1; k + 1 < job.size(); ++k)
+                        if (job[k] == "-mlink-builtin-bitcode")
+                            r.device_libraries.push_back(job[k + 1]);
+            }
         }
         if (prog.starts_with("clang-offload-bundler") && !bundler_seen) {
             bundler_seen = true;

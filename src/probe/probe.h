@@ -59,6 +59,11 @@ struct ProbeResult {
     /// embed_option): which phase of reading them gave up and why, for
     /// --explain ("the wrapper's dry run: ..."); "" otherwise or unknown.
     std::string not_understood;
+    /// The device libraries (`-mlink-builtin-bitcode` files) the first device
+    /// job links, in its order. `--overlap-host` on icecc embeds one of them
+    /// as the host compile's placeholder: a file the farm's environment holds
+    /// at the same path (phc-ninja icecc-env puts their folders there).
+    std::vector<std::string> device_libraries;
 
     /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
     /// for the bundler, "--image=file=...,arch=..." for the packer).

@@ -30,8 +30,8 @@ using nlohmann::json;
 
 /// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile;
 /// 4: codegen (the new driver's per-architecture code generation); 5: embed_option
-/// (the new driver's RDC packer) and uses_cuid.
-constexpr int kFormat = 5;
+/// (the new driver's RDC packer) and uses_cuid; 6: device_libraries.
+constexpr int kFormat = 6;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";
@@ -49,7 +49,8 @@ json to_json(const ProbeResult& r) {
                 {"codegen", r.codegen},
                 {"embed_option", r.embed_option},
                 {"uses_cuid", r.uses_cuid},
-                {"not_understood", r.not_understood}};
+                {"not_understood", r.not_understood},
+                {"device_libraries", r.device_libraries}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -67,6 +68,7 @@ ProbeResult from_json(const json& j) {
     r.embed_option = j.at("embed_option").get<std::string>();
     r.uses_cuid = j.at("uses_cuid").get<bool>();
     r.not_understood = j.value("not_understood", ""); // entries of older versions have none
+    r.device_libraries = j.at("device_libraries").get<std::vector<std::string>>();
     return r;
 }
 

@@ -3,6 +3,7 @@
 #include "compile/shell.h"
 #include "probe/probe.h"
 #include "util/args.h"
+#include "util/elf.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/subprocess.h"
@@ -198,9 +199,45 @@ Screened screen_preprocessed(std::string_view dd_text, std::string_view path) {
 namespace {
 
 struct DeviceIi {
-    std::string arch, output, input, host_triple, local;
+    std::string arch, output, input, host_triple, local, object, file_symbol;
+    bool host = false; ///< the host source (--overlap-host on icecc): no device section
     std::vector<std::string> command;
 };
+
+/// Runs `argv` with our stdio; its exit status (128 + signal when killed).
+Result<int> run_here(const std::vector<std::string>& argv) {
+    util::SpawnOptions opts;
+    opts.inherit_stdio = true; // the compiler's messages go where ours go
+    auto child = util::spawn(argv, opts);
+    if (!child) return child.error();
+    int status = 0;
+    while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// Replaces this process with `words`; returns (an error) only when it cannot.
+int become(const std::vector<std::string>& words, std::string_view name) {
+    std::vector<char*> argv;
+    for (const std::string& w : words)
+        argv.push_back(const_cast<char*>(w.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    return print_error(
+        name, make_error(fmt::format("cannot run '{}': {}", words[0], std::strerror(errno))));
+}
+
+/// The --local command's words.
+Result<std::vector<std::string>> local_words(const DeviceIi& d) {
+    if (d.local.empty())
+        return make_error(fmt::format(
+            "{} must not be compiled (see its first line), and no --local command was given",
+            d.input));
+    std::vector<std::string> words;
+    if (std::string why = compile::split_words(d.local, words); !why.empty() || words.empty())
+        return make_error("--local: " + (why.empty() ? std::string("empty") : why));
+    return words;
+}
 
 /// The host triple of `compiler_argv`'s compile: its --target, else the compiler's own.
 Result<std::string> host_triple_of(const std::vector<std::string>& argv) {
@@ -231,18 +268,12 @@ std::string refuse(const std::string& path, const std::string& text, const std::
 }
 
 int preprocess(const DeviceIi& d, std::string_view name) {
-    util::SpawnOptions opts;
-    opts.inherit_stdio = true; // the compiler's messages go where ours go
-    auto child = util::spawn(d.command, opts);
-    if (!child) return print_error(name, child.error());
-    int status = 0;
-    while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status)) return 128 + WTERMSIG(status);
-    if (WEXITSTATUS(status) != 0) return WEXITSTATUS(status);
+    auto status = run_here(d.command);
+    if (!status) return print_error(name, status.error());
+    if (*status != 0) return *status;
     auto text = util::read_file(d.output);
     if (!text) return print_error(name, text.error());
-    if (std::string why = refuse(d.output, *text, d.arch); !why.empty()) {
+    if (std::string why = d.host ? std::string() : refuse(d.output, *text, d.arch); !why.empty()) {
         ::unlink(d.output.c_str());
         return print_error(name, make_error(why));
     }
@@ -250,11 +281,11 @@ int preprocess(const DeviceIi& d, std::string_view name) {
     if (!screened.unsafe.empty()) {
         // Kept whole (its #defines too), so that a changed macro changes the
         // file and the compile step, which compiles the source, runs again.
-        std::fprintf(stderr, "phc-ninja device-ii: note: %s; the device compile runs locally\n",
-                     screened.unsafe.c_str());
+        std::fprintf(stderr, "phc-ninja device-ii: note: %s; the %s compile runs locally\n",
+                     screened.unsafe.c_str(), d.host ? "host" : "device");
         screened.text = std::string(kCompileLocally) + screened.unsafe + "\n" + *text;
     }
-    if (!has_host_section(*text)) {
+    if (!d.host && !has_host_section(*text)) {
         std::string triple = d.host_triple;
         if (triple.empty()) {
             auto t = host_triple_of(d.command);
@@ -276,29 +307,39 @@ int preprocess(const DeviceIi& d, std::string_view name) {
 int compile(const DeviceIi& d, std::string_view name) {
     auto text = util::read_file(d.input);
     if (!text) return print_error(name, text.error());
-    if (std::string why = refuse(d.input, *text, d.arch); !why.empty())
+    if (std::string why = d.host ? std::string() : refuse(d.input, *text, d.arch); !why.empty())
         return print_error(name, make_error(why));
-    std::vector<std::string> words = d.command;
     if (text->starts_with(kCompileLocally)) {
-        // The screen refused the file: the device compile of the source instead.
-        if (d.local.empty())
-            return print_error(
-                name, make_error(fmt::format("{} must not be compiled (see its first line), and no "
-                                             "--local command was given",
-                                             d.input)));
-        words.clear();
-        if (std::string why = compile::split_words(d.local, words); !why.empty() || words.empty())
-            return print_error(name, make_error("--local: " + (why.empty() ? "empty" : why)));
+        // The screen refused the file: the compile of the source instead.
+        auto local = local_words(d);
+        if (!local) return print_error(name, local.error());
+        return become(*local, name);
     }
     // The checked file's compile takes this process over: the engine talks to
     // ninja (or make) directly and its exit status is the step's.
-    std::vector<char*> argv;
-    for (const std::string& w : words)
-        argv.push_back(const_cast<char*>(w.c_str()));
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    return print_error(
-        name, make_error(fmt::format("cannot run '{}': {}", words[0], std::strerror(errno))));
+    if (!d.host) return become(d.command, name);
+    // The host object names its source in a FILE symbol: as the driver names
+    // it only when icecc's daemon compiled standard input. When icecc ran the
+    // compile here instead (the farm down or busy), it names the preprocessed
+    // file: the host compile of the source then runs instead.
+    auto status = run_here(d.command);
+    if (!status) return print_error(name, status.error());
+    if (*status != 0) return *status;
+    auto bytes = util::read_file(d.object);
+    if (!bytes) return print_error(name, bytes.error());
+    auto object = util::elf::parse(*bytes);
+    if (!object) return print_error(name, make_error(d.object + ": " + object.error().text()));
+    auto files = util::elf::file_symbols(*object);
+    if (!files) return print_error(name, make_error(d.object + ": " + files.error().text()));
+    if (*files == std::vector<std::string>{d.file_symbol}) return 0;
+    auto local = local_words(d);
+    if (!local) return print_error(name, local.error());
+    std::fprintf(stderr,
+                 "phc-ninja device-ii: note: %s names %s, not %s (icecc compiled it here); the "
+                 "host compile of the source runs instead\n",
+                 d.object.c_str(), files->empty() ? "no source" : files->front().c_str(),
+                 d.file_symbol.c_str());
+    return become(*local, name);
 }
 
 } // namespace
@@ -323,6 +364,15 @@ int device_ii_main(int argc, char** argv) {
         util::text_option({"--input"}, "FILE", "the compile step's input", d.input),
         util::text_option({"--host-triple"}, "T",
                           "the host section's triple (default: the compiler's)", d.host_triple),
+        util::flag_option({"--host"},
+                          "the host source (--overlap-host on icecc): no device "
+                          "section to check",
+                          d.host),
+        util::text_option({"--object"}, "FILE",
+                          "--host: the object the compile writes, whose FILE symbol is checked",
+                          d.object),
+        util::text_option({"--file-symbol"}, "NAME",
+                          "--host: the FILE symbol the driver's object holds", d.file_symbol),
         util::text_option({"--local"}, "CMD",
                           "the compile step's device compile of the source (shell words), run "
                           "instead\nwhen the preprocess step's screen refused FILE.ii",
@@ -331,9 +381,11 @@ int device_ii_main(int argc, char** argv) {
     util::Parsed parsed;
     if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     d.command = std::move(parsed.positional);
-    if (d.arch.empty() || d.command.empty() || d.output.empty() == d.input.empty())
-        return util::usage_error(
-            cl, "--arch, one of --output and --input, and a command after '--' are needed");
+    if (d.arch.empty() == !d.host || d.command.empty() || d.output.empty() == d.input.empty())
+        return util::usage_error(cl, "--arch or --host, one of --output and --input, and a "
+                                     "command after '--' are needed");
+    if (d.host && !d.input.empty() && (d.object.empty() || d.file_symbol.empty()))
+        return util::usage_error(cl, "--host --input needs --object and --file-symbol");
     return d.output.empty() ? compile(d, cl.name) : preprocess(d, cl.name);
 }
 

@@ -35,6 +35,8 @@ std::string_view step_kind_name(StepKind k) {
         return "check";
     case StepKind::Preprocess:
         return "preprocess";
+    case StepKind::RemoteHost:
+        return "remote-host";
     }
     return "?";
 }
@@ -45,6 +47,7 @@ std::string_view budget_kind(StepKind k) {
     case StepKind::Preprocess:
         return "device";
     case StepKind::Host:
+    case StepKind::RemoteHost:
         return "host";
     case StepKind::DeviceLink:
         return "devlink";
@@ -413,19 +416,28 @@ Step codegen_step(const compile::Analysis& a, const Plan& plan, const probe::Pro
     return s;
 }
 
+/// How a host compile writing a file of its own is spelled.
+struct HostForm {
+    bool depfile = true;     ///< it writes the original depfile (else every depfile option goes)
+    bool preprocess = false; ///< it preprocesses (-E -dD) instead of compiling
+};
+
 /// A host compile writing a host object of its own, not the compile's output
 /// (RDC: the bundle step combines it with the device bitcode; --overlap-host:
 /// the embed step puts the bundle in), and the original depfile, naming the
 /// original object as its target. `embed`: words appended after
 /// --offload-host-only (the placeholder device code to embed, if any).
 Step host_object_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeResult& probe,
-                      const std::string& host_object, const std::vector<std::string>& embed) {
+                      const std::string& host_object, const std::vector<std::string>& embed,
+                      HostForm form = {}) {
     Step s = step_of(a, StepKind::Host, {a.source}, {host_object});
-    s.depfile = a.depfile();
+    if (form.depfile) s.depfile = a.depfile();
     Edit e{{},  a.command.compiler == compile::CompilerKind::Hipcc, host_object, s.depfile, {},
            true};
+    e.drop_deps = !form.depfile;
+    e.drop_compile = form.preprocess;
     if (!a.explicit_output) e.append = {"-o", host_object};
-    if (a.writes_depfile) {
+    if (a.writes_depfile && form.depfile) {
         bool has_mf = false, has_mt = false;
         for (const ParsedArg& p : a.args) {
             has_mf = has_mf || (p.option && p.is("-MF")) ||
@@ -436,6 +448,7 @@ Step host_object_step(const compile::Analysis& a, const Plan& plan, const probe:
         if (!has_mt) e.append.insert(e.append.end(), {"-MT", a.output});
     }
     e.append.push_back("--offload-host-only");
+    if (form.preprocess) e.append.insert(e.append.end(), {"-E", "-dD"});
     e.append.insert(e.append.end(), embed.begin(), embed.end());
     if (!plan.cuid.empty() && !probe.host_takes_cuid) e.append.push_back("-Xclang");
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
@@ -449,14 +462,106 @@ Step host_object_step(const compile::Analysis& a, const Plan& plan, const probe:
     return s;
 }
 
+/// Why --overlap-host's host compile of `a` cannot go to `engine`, or "".
+/// `placeholder` becomes the file it embeds: a device library, which the
+/// farm's environment holds at the same path (phc-ninja icecc-env).
+std::string remote_host_reason(const compile::Analysis& a, const probe::ProbeResult& probe,
+                               Engine engine, std::string& placeholder) {
+    if (engine == Engine::Distcc)
+        return "distcc's host objects name its server's temporary file (their FILE symbol)";
+    if (a.command.launcher_kind == compile::LauncherKind::Ccache)
+        return "ccache is the compile's launcher";
+    for (const ParsedArg& p : a.args) {
+        const std::string& w = a.command.argv[p.index];
+        if (!p.input && w.starts_with("-g") && w != "-g0")
+            return "with " + w +
+                   " the host object's debug information would name the farm's "
+                   "folders (not tried)";
+    }
+    // The smallest kind there is (a few KB): the ROCm device library's
+    // oclc_* control files; the source is not shipped.
+    for (auto it = probe.device_libraries.rbegin(); it != probe.device_libraries.rend(); ++it)
+        if (compile::base_name(*it).starts_with("oclc_") && it->starts_with('/')) {
+            placeholder = *it;
+            return {};
+        }
+    return "the driver links no ROCm device library (oclc_*.bc) to embed as a placeholder that "
+           "the farm's environment holds";
+}
+
+/// --overlap-host on icecc, step one (local): the host source preprocessed
+/// (-E -dD) and screened by `phc-ninja device-ii --host` (distribute.h); it
+/// writes the original depfile.
+Step host_preprocess_step(const compile::Analysis& a, const Plan& plan,
+                          const probe::ProbeResult& probe, const std::string& ii,
+                          const PlanOptions& opts) {
+    Step s = host_object_step(a, plan, probe, ii, {}, {true, true});
+    std::vector<std::string> argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
+                                     "device-ii",
+                                     "--host",
+                                     "--output",
+                                     ii,
+                                     "--"};
+    argv.insert(argv.end(), s.argv.begin(), s.argv.end());
+    s.argv = std::move(argv);
+    s.description = "HIP preprocess host " + a.output;
+    return s;
+}
+
+/// --overlap-host on icecc, step two: the preprocessed host source compiled
+/// through icecc, as a source (`-xhip`: as `hip-cpp-output` clang 15 ignores
+/// --offload-host-only) with no include (`-nogpuinc`) and no macro
+/// (`-Xclang -undef`: the text is expanded already), embedding `placeholder`.
+/// icecc's daemon compiles standard input, where the last -main-file-name
+/// names the object's FILE symbol as the driver's own compile does. `local`
+/// (the local host compile of the source) runs instead when the screen
+/// refused the file, or when the object's FILE symbol shows icecc compiled the
+/// file itself here (it does when the farm is down).
+Step remote_host_step(const compile::Analysis& a, const Plan& plan, const probe::ProbeResult& probe,
+                      const std::string& ii, const std::string& host_object,
+                      const std::string& placeholder, const Step& local, const PlanOptions& opts) {
+    Step s = step_of(a, StepKind::RemoteHost, {ii}, {host_object});
+    Edit e{{}, false, host_object, {}, {}};
+    e.drop_deps = true;
+    e.preprocessed = true;
+    e.drop_compile = true;
+    if (!a.explicit_output) e.append = {"-o", host_object};
+    e.append.insert(e.append.end(), {"--offload-host-only", "-Xclang", "-fcuda-include-gpubinary",
+                                     "-Xclang", placeholder});
+    if (!plan.cuid.empty() && !probe.host_takes_cuid) e.append.push_back("-Xclang");
+    if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
+    const std::string file = std::string(compile::base_name(a.source));
+    e.append.insert(e.append.end(), {"-nogpuinc", "-Xclang", "-undef", "-Xclang", "-main-file-name",
+                                     "-Xclang", file, "-c", "-xhip", ii});
+    s.argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
+              "device-ii",
+              "--host",
+              "--input",
+              ii,
+              "--object",
+              host_object,
+              "--file-symbol",
+              file,
+              "--local",
+              compile::join_command(local.argv),
+              "--"};
+    for (std::string& w : engine_words(a.command, Engine::Icecc))
+        s.argv.push_back(std::move(w));
+    std::vector<std::string> cc = edit_argv(a, e);
+    s.argv.insert(s.argv.end(), cc.begin(), cc.end());
+    s.description = "HIP host " + a.output;
+    return s;
+}
+
 /// --overlap-host: the object the compile writes, from the host compile's
 /// object (`host_object`, which embeds the source as a placeholder) with its
 /// .hip_fatbin section's bytes replaced by the bundle's (`phc-ninja embed`,
 /// embed.h, which checks that nothing else points into the section).
 Step embed_step(const compile::Analysis& a, const Plan& plan, const std::string& host_object,
-                const std::string& objcopy, const std::string& tool) {
+                const std::string& placeholder, const std::string& objcopy,
+                const std::string& tool) {
     Step s = step_of(a, StepKind::Embed, {plan.bundle, host_object}, {a.output});
-    s.argv = {tool,        "embed",  "--objcopy", objcopy, "--placeholder", a.source, "--bundle",
+    s.argv = {tool,        "embed",  "--objcopy", objcopy, "--placeholder", placeholder, "--bundle",
               plan.bundle, "--host", host_object, "-o",    a.output};
     s.description = "HIP embed " + a.output;
     return s;
@@ -491,19 +596,35 @@ namespace {
 /// The host compile that embeds the bundle: after it, or (overlap_host, and an
 /// objcopy to put it in) beside the device compiles, then the embed step.
 void add_host(Plan& plan, const compile::Analysis& a, const probe::ProbeResult& probe,
-              const PlanOptions& opts) {
+              const PlanOptions& opts, const std::string& pp_dir) {
     const std::string& objcopy = opts.overlap_host ? probe::objcopy() : std::string();
     if (objcopy.empty()) {
         plan.steps.push_back(host_step(a, plan, probe));
         return;
     }
+    const std::string tool = opts.tool.empty() ? util::self_exe() : opts.tool;
+    const std::string host = plan.private_dir + "/host.o";
+    std::string placeholder;
+    if (plan.engine != Engine::None)
+        plan.host_local_reason = remote_host_reason(a, probe, plan.engine, placeholder);
+    if (plan.engine != Engine::None && plan.host_local_reason.empty()) {
+        // On icecc: a device library is the placeholder, which the farm has
+        // and the local compile below reads at the same path.
+        plan.host_remote = true;
+        const std::string ii = pp_dir + "/host.ii";
+        const Step local = host_object_step(
+            a, plan, probe, host, {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", placeholder},
+            {false, false});
+        plan.steps.push_back(host_preprocess_step(a, plan, probe, ii, opts));
+        plan.steps.push_back(remote_host_step(a, plan, probe, ii, host, placeholder, local, opts));
+        plan.steps.push_back(embed_step(a, plan, host, placeholder, objcopy, tool));
+        return;
+    }
     // The source is the placeholder: no string literal of the program can equal it
     // (embed.h), where an empty one became the constant of every "".
-    const std::string host = plan.private_dir + "/host.o";
     plan.steps.push_back(host_object_step(
         a, plan, probe, host, {"-Xclang", "-fcuda-include-gpubinary", "-Xclang", a.source}));
-    plan.steps.push_back(
-        embed_step(a, plan, host, objcopy, opts.tool.empty() ? util::self_exe() : opts.tool));
+    plan.steps.push_back(embed_step(a, plan, host, a.source, objcopy, tool));
 }
 
 } // namespace
@@ -541,7 +662,7 @@ Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanO
         for (const Step& s : plan.steps)
             if (s.kind == StepKind::DeviceLink) images.push_back(s.outputs[0]);
         plan.steps.push_back(bundle_step(a, plan, probe, images));
-        add_host(plan, a, probe, opts);
+        add_host(plan, a, probe, opts, pp_dir);
     } else if (!probe.embed_option.empty()) {
         // The new driver's relocatable device code: the device bitcode packed
         // into one file, which the host compile embeds in the object.
@@ -555,7 +676,7 @@ Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanO
         plan.steps.push_back(bundle_step(a, plan, probe, objects, host));
     } else {
         plan.steps.push_back(bundle_step(a, plan, probe, objects));
-        add_host(plan, a, probe, opts);
+        add_host(plan, a, probe, opts, pp_dir);
     }
     plan.analysis = std::move(a);
     return plan;

@@ -33,10 +33,11 @@ enum class StepKind {
     Embed,        ///< compile (--overlap-host): the host object with the bundle put in
     Check,        ///< the driver's own whole compile, to compare with (reference_step)
     Preprocess,   ///< compile, distributed: one architecture's bundled device source (local)
+    RemoteHost,   ///< compile (--overlap-host on icecc): the preprocessed host source, sent
 };
 
 /// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link",
-/// "embed", "check", "preprocess".
+/// "embed", "check", "preprocess", "remote-host".
 std::string_view step_kind_name(StepKind k);
 /// The kind of a step as `phc-ninja step --kind` names it (sched/steps.h), by
 /// which its memory is estimated: "device", "host", "bundle", "devlink",
@@ -98,6 +99,13 @@ struct Plan {
     /// Why the device compiles stay local although an engine was asked for
     /// (or the launcher is one); "" otherwise.
     std::string local_reason;
+    /// --overlap-host on icecc: the host compile goes to the engine too (a
+    /// local Host step preprocessing the source, a RemoteHost step compiling
+    /// its output, then the embed step).
+    bool host_remote = false;
+    /// Why the host compile stays local although --overlap-host and an engine
+    /// were asked for; "" otherwise.
+    std::string host_local_reason;
 
     bool split() const { return analysis.decision.split(); }
 };

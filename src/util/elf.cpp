@@ -151,6 +151,27 @@ Result<std::vector<Reference>> references_to(const Object& o, int target) {
     return out;
 }
 
+Result<std::vector<std::string>> file_symbols(const Object& o) {
+    constexpr uint32_t kSymtab = 2;
+    constexpr uint64_t kEntry = 24; // Elf64_Sym
+    std::vector<std::string> out;
+    for (const Section& t : o.sections) {
+        if (t.type != kSymtab) continue;
+        if (t.link == 0 || t.link >= o.sections.size())
+            return bad("a symbol table names no string table");
+        const std::string_view names = o.contents(o.sections[t.link]);
+        for (uint64_t at = 0; at + kEntry <= t.size; at += kEntry) {
+            const auto info = get<uint8_t>(o.bytes, t.offset + at + 4);
+            if ((info & 0xf) != 4) continue; // STT_FILE
+            const auto name = get<uint32_t>(o.bytes, t.offset + at);
+            if (name >= names.size()) return bad("a symbol's name lies outside its string table");
+            std::string_view n = names.substr(name);
+            out.emplace_back(n.substr(0, n.find('\0')));
+        }
+    }
+    return out;
+}
+
 namespace {
 
 /// The first section, in the order of `a`'s headers, whose bytes differ from

@@ -62,6 +62,11 @@ struct Reference {
 /// relocation or symbol table is malformed.
 Result<std::vector<Reference>> references_to(const Object& o, int target);
 
+/// The names of the object's FILE symbols (STT_FILE: the source it was
+/// compiled from, as the compiler names it), in symbol-table order. An Error
+/// when a symbol table or its names are malformed.
+Result<std::vector<std::string>> file_symbols(const Object& o);
+
 /// Where the object `split` first differs from `reference`, in words: "" when
 /// equal, else "first difference in section .text at offset 0x1a (file offset
 /// 0x5a)" (or in the ELF header, outside every section, at a byte of a file

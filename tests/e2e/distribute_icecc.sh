@@ -13,7 +13,8 @@
 # icecc`: the remote daemon's log shows every device compile; every output is
 # identical (cmp) to the local split's; icecc as the compile's launcher
 # distributes without the option, and phc-launch with PHC_DISTRIBUTE=icecc;
-# the kernel-less trap fails the build; the
+# the kernel-less trap fails the build; --overlap-host sends the host compiles
+# too (and, when icecc compiles here, device-ii compiles the source); the
 # remote daemon stopped midway still gives identical outputs (icecc compiles
 # locally).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -206,6 +207,30 @@ if (cd trap && ninja >../trap.out 2>&1); then fail "a build with unbundled prepr
 grep -q "holds no device section for gfx9" trap.out || fail "the refusal is not told: $(cat trap.out)"
 [ ! -e trap/k.o.phc/gfx906.o ] || fail "a device object was written from an unbundled file"
 pass "the kernel-less trap fails the build"
+
+# --overlap-host: the host compiles go to the farm too (a local preprocess
+# edge, the compile of its output through icecc), embedding a device library
+# as the placeholder; the objects are the local split's (and so the driver's).
+mkdir -p overlap
+project clang++-15 >overlap/build.ninja
+(cd overlap && "$PHC" regen --distribute icecc --overlap-host --explain) >overlap.out ||
+  fail "regen --distribute icecc --overlap-host failed: $(cat overlap.out)"
+grep -q "split       k.o  \[gfx906 gfx90a\]  device compiles: icecc, host compile: icecc" overlap.out ||
+  fail "--explain does not say the host compile goes to icecc: $(cat overlap.out)"
+before=$(remote_runs)
+(cd overlap && ninja >../overlap.build 2>&1) || fail "the overlapped distributed build failed: $(cat overlap.build)"
+# 6 device compiles, and the host compiles of k.o and m.o (r.o is RDC: no overlap).
+expect_eq "compiles the remote daemon ran (6 device, 2 host)" $((before + 8)) "$(remote_runs)"
+same overlap local
+if grep -q "icecc compiled it here" overlap.build; then fail "a host compile ran here: $(cat overlap.build)"; fi
+pass "--overlap-host: 6 device and 2 host compiles ran on the remote iceccd; every output identical to the local split's"
+# icecc compiling here (ICECC=disable) writes a host object that names the
+# preprocessed file: device-ii sees it and compiles the source instead.
+rm -f overlap/k.o.phc/host.o overlap/m.o.phc/host.o
+(cd overlap && ICECC=disable ninja >../overlap-local.build 2>&1) || fail "the build with icecc disabled failed"
+expect_eq "host compiles redone from the source" 2 "$(grep -c "names host.ii, not [km].hip (icecc compiled it here)" overlap-local.build || true)"
+same overlap local
+pass "--overlap-host with icecc compiling here: the host objects made from the source, identical"
 
 # The remote daemon stopped midway: icecc compiles the rest locally.
 (cd dist && ninja -t clean >/dev/null)

@@ -2,6 +2,7 @@
 #include "edges/policy.h"
 #include "fake_probe.h"
 #include "ninja/writer.h"
+#include "probe/objcopy.h"
 #include "scratch.h"
 #include "split/distribute.h"
 #include "split/plan.h"
@@ -343,4 +344,82 @@ TEST_CASE("device-ii: a refused file compiles the source locally, never the file
     ran = util::read_file(out);
     REQUIRE(ran);
     CHECK(*ran == "engine\n");
+}
+
+TEST_CASE("distribute: --overlap-host's host compile on icecc, or why it stays local") {
+    PlanOptions o;
+    o.overlap_host = true;
+    o.distribute = Engine::Icecc;
+    compile::Analysis a = compile::analyze_string(kCmd, {});
+    REQUIRE(a.decision.split());
+    probe::ProbeResult p = fake_probe({"gfx906", "gfx90a:xnack+"});
+    probe::apply_probe(a, p);
+    o.tool = "/opt/phc-ninja";
+    if (probe::objcopy().empty()) return; // no objcopy: no --overlap-host at all
+    // Without a device library to embed as the placeholder: local, and why.
+    Plan none = make_plan(a, p, o);
+    CHECK(!none.host_remote);
+    CHECK(none.host_local_reason.find("no ROCm device library") != std::string::npos);
+    p.device_libraries = {"/lib/bc/ocml.bc", "/lib/bc/oclc_isa_version_906.bc"};
+    Plan plan = make_plan(a, p, o);
+    CHECK(plan.host_remote);
+    CHECK(plan.host_local_reason.empty());
+    REQUIRE(plan.steps.size() == 8); // 2 x (preprocess, device), bundle, 2 host, embed
+    const Step& pre = plan.steps[5];
+    const Step& host = plan.steps[6];
+    const Step& embed = plan.steps[7];
+    CHECK(pre.kind == StepKind::Host);
+    CHECK(pre.inputs == std::vector<std::string>{"k.hip"});
+    CHECK(pre.outputs == std::vector<std::string>{"cpp.phc/k.o.phc/host.ii"});
+    CHECK(pre.depfile == "k.o.d"); // the original depfile, written by the local edge
+    const auto pc = after_dashes(pre.argv);
+    CHECK(pre.argv[1] == "device-ii");
+    CHECK(has(pre.argv, "--host"));
+    for (const char* w : {"-E", "-dD", "--offload-host-only", "-DX=1", "-MD", "k.hip"})
+        CHECK_MESSAGE(has(pc, w), w);
+    CHECK(!has(pc, "-c"));
+    // The compile reads only the preprocessed file, through icecc, as a source
+    // without includes or macros, naming the source as the driver does.
+    CHECK(host.kind == StepKind::RemoteHost);
+    CHECK(host.inputs == pre.outputs);
+    CHECK(host.depfile.empty());
+    CHECK(host.outputs == std::vector<std::string>{"k.o.phc/host.o"});
+    const auto hc = after_dashes(host.argv);
+    CHECK(hc[0] == "icecc");
+    REQUIRE(hc.size() > 3);
+    CHECK(hc[hc.size() - 2] == "-xhip");
+    CHECK(hc.back() == pre.outputs[0]);
+    for (const char* w :
+         {"-nogpuinc", "-undef", "-main-file-name", "/lib/bc/oclc_isa_version_906.bc"})
+        CHECK_MESSAGE(has(hc, w), w);
+    // (k.hip only as -main-file-name's value)
+    CHECK(std::count(hc.begin(), hc.end(), "k.hip") == 1);
+    for (const char* w : {"-DX=1", "-Iinc", "-MD", "-MF", "-E"})
+        CHECK_MESSAGE(!has(hc, w), std::string(w));
+    auto at = std::find(host.argv.begin(), host.argv.end(), "--file-symbol");
+    REQUIRE(at + 1 < host.argv.end());
+    CHECK(*(at + 1) == "k.hip");
+    // The local compile embeds the same placeholder, and writes no depfile.
+    at = std::find(host.argv.begin(), host.argv.end(), "--local");
+    REQUIRE(at + 1 < host.argv.end());
+    std::vector<std::string> lc;
+    CHECK(compile::split_words(*(at + 1), lc).empty());
+    CHECK(has(lc, "k.hip"));
+    CHECK(has(lc, "/lib/bc/oclc_isa_version_906.bc"));
+    CHECK(!has(lc, "-MD"));
+    CHECK(!has(lc, "icecc"));
+    CHECK(embed.kind == StepKind::Embed);
+    CHECK(has(embed.argv, "/lib/bc/oclc_isa_version_906.bc"));
+    // distcc: local, and why.
+    o.distribute = Engine::Distcc;
+    Plan d = make_plan(a, p, o);
+    CHECK(!d.host_remote);
+    CHECK(d.host_local_reason.find("FILE symbol") != std::string::npos);
+    // -g: local, and why.
+    o.distribute = Engine::Icecc;
+    compile::Analysis g = compile::analyze_string(kCmd + " -g", {});
+    probe::apply_probe(g, p);
+    Plan gp = make_plan(g, p, o);
+    CHECK(!gp.host_remote);
+    CHECK(gp.host_local_reason.find("with -g") != std::string::npos);
 }
