@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # Device compiles on an icecream farm, in a private network namespace
 # (`unshare --net`: only loopback; icecream's daemons broadcast on every
-# interface) and mount namespace (/tmp is this suite's folder): one
-# icecc-scheduler, a local iceccd that takes no jobs and a "remote" iceccd,
-# talking through ICECC_TEST_SOCKET sockets as icecream's own test suite does,
-# both daemons as user icecc with CAP_SYS_CHROOT only; the remote one sees an
-# idle stand-in for /proc/stat (the scheduler never picks a busy host). The
+# interface) and mount namespace (/tmp is this suite's folder), the farm of
+# lib/icecc_farm.sh (a scheduler, a local and a "remote" iceccd). The
 # environment (chroot) is `phc-ninja icecc-env`'s: clang-15 with lld, the
 # bundler where the driver looks, the device libraries, a writable /tmp and
 # /dev/null. A hand-written manifest (clang-15, two
@@ -52,9 +49,10 @@ mount --bind "$dir/tmp" /tmp
 export TMPDIR=/tmp PHC_PROBE_CACHE=$dir/probes.json
 ice=$dir/ice
 
-# --- the environment the remote compiles run in ----------------------------------
-"$PHC" icecc-env -o "$ice/env.tar.gz" --tmpdir "$ice/daemon-tmp" -- clang++-15 $HIP_FLAGS_DEFAULT \
-  >ice/env.out 2>&1 || fail "phc-ninja icecc-env failed: $(cat ice/env.out)"
+# --- the environment the remote compiles run in, and the farm ---------------------
+source "$(dirname "${BASH_SOURCE[0]}")/lib/icecc_farm.sh"
+trap icecc_farm_stop EXIT
+icecc_farm_start "$ice" "$PHC" clang++-15 $HIP_FLAGS_DEFAULT || fail "the farm did not start"
 expect_eq "icecc-env's advice" "export ICECC_VERSION=$ice/env.tar.gz" "$(cat ice/env.out)"
 listing=$(tar -tzf ice/env.tar.gz)
 for f in ./usr/bin/clang ./usr/bin/clang-offload-bundler ./usr/bin/lld ./dev/null ./tmp/ \
@@ -62,45 +60,6 @@ for f in ./usr/bin/clang ./usr/bin/clang-offload-bundler ./usr/bin/lld ./dev/nul
   grep -qx -- "$f" <<<"$listing" || fail "the environment lacks $f"
 done
 pass "phc-ninja icecc-env: clang-15, lld, the bundler, the device libraries ($(du -m ice/env.tar.gz | cut -f1) MB)"
-
-# --- the farm -------------------------------------------------------------------------
-mkdir -p ice/daemon-tmp ice/envs-local ice/envs-remote
-# An idle machine for the scheduler: it never sends work to a host at full load.
-printf 'cpu  100 0 100 100000000 0 0 0 0 0 0\ncpu0 100 0 100 100000000 0 0 0 0 0 0\n' >ice/stat
-chown -R icecc ice
-as_icecc=(setpriv --reuid icecc --regid icecc --clear-groups --inh-caps +sys_chroot
-  --ambient-caps +sys_chroot)
-"${as_icecc[@]}" icecc-scheduler -p 8767 -l "$ice/scheduler.log" -v -v -v </dev/null >/dev/null 2>&1 &
-scheduler_pid=$!
-ICECC_TEST_SOCKET=$ice/socket-local TMPDIR=$ice/daemon-tmp "${as_icecc[@]}" iceccd --no-remote \
-  -s localhost:8767 -b "$ice/envs-local" -l "$ice/local.log" -N localice -m 2 -v -v -v \
-  </dev/null >/dev/null 2>&1 &
-local_pid=$!
-start_remote() {
-  ICECC_TEST_SOCKET=$ice/socket-remote TMPDIR=$ice/daemon-tmp unshare --mount --propagation private \
-    sh -c 'mount --bind "$1/stat" /proc/stat && shift && exec "$@"' sh "$ice" \
-    "${as_icecc[@]}" iceccd -p 10246 -s localhost:8767 -b "$ice/envs-remote" -l "$ice/remote.log" \
-    -N remote1 -m 2 -v -v -v </dev/null >/dev/null 2>&1 &
-  remote_pid=$!
-}
-start_remote
-stop_all() {
-  local p
-  for p in ${remote_pid:-} ${local_pid:-} ${scheduler_pid:-}; do
-    kill "$p" 2>/dev/null || true
-  done
-  for p in ${remote_pid:-} ${local_pid:-} ${scheduler_pid:-}; do
-    wait "$p" 2>/dev/null || true
-  done
-}
-trap stop_all EXIT
-for _ in $(seq 100); do
-  grep -q "remote1" ice/scheduler.log 2>/dev/null && grep -q "localice" ice/scheduler.log 2>/dev/null && break
-  sleep 0.1
-done
-grep -q "remote1" ice/scheduler.log || fail "the remote daemon did not log in: $(tail -5 ice/remote.log)"
-export ICECC_TEST_SOCKET=$ice/socket-local ICECC_TEST_REMOTEBUILD=1 ICECC_PREFERRED_HOST=remote1
-export ICECC_VERSION=$ice/env.tar.gz ICECC_LOGFILE=$ice/client.log
 pass "scheduler, local and remote daemon up"
 
 # --- the project ----------------------------------------------------------------
@@ -149,7 +108,7 @@ same() {
     cmp "$1/$o" "$2/$o" || fail "$1/$o differs from $2/$o"
   done
 }
-remote_runs() { grep -c "Remote compilation completed with exit code 0" ice/remote.log || true; }
+remote_runs() { icecc_remote_runs "$ice"; }
 
 mkdir -p local dist auto trap
 project clang++-15 >local/build.ninja
@@ -241,9 +200,7 @@ for _ in $(seq 600); do
   [ "$(remote_runs)" -gt "$before" ] && break
   sleep 0.05
 done
-kill "$remote_pid" 2>/dev/null || true
-wait "$remote_pid" 2>/dev/null || true
-remote_pid=
+icecc_stop_remote
 wait "$build_pid" || fail "the build with the remote daemon stopped midway failed: $(cat midway.out)"
 same dist local
 pass "remote daemon stopped midway: the build finished locally, outputs identical"
