@@ -3,6 +3,8 @@
 PHC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PHC_BIN=${PHC:-$PHC_ROOT/build/src/phc-ninja}
 HIP_FLAGS_DEFAULT="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+# The scripts' builds keep their step history with them, not in the user's cache.
+export PHC_HISTORY=${PHC_HISTORY:-$PHC_ROOT/build-bench/history}
 
 # configure_sample BUILD_DIR ARCHS [extra cmake args...]: a CMake Ninja build of samples/cmake-hip.
 configure_sample() {

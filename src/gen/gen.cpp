@@ -6,6 +6,7 @@
 #include "gen/paths.h"
 #include "ninja/build_log.h"
 #include "regen/depsets.h"
+#include "sched/history.h"
 #include "sched/memory.h"
 #include "split/explain.h"
 #include "util/file.h"
@@ -78,6 +79,31 @@ Status check_output(const std::string& out, const std::string& out_abs, util::Wr
     return Ok{};
 }
 
+/// The project's key in the step history: the name of the folder that holds
+/// every entry's source (the checkout's, in every checkout of it); "" when
+/// the entries share none.
+std::string project_key(const Database& db) {
+    std::vector<std::string> common; // the folders every source lies in, outermost first
+    bool first = true;
+    for (const auto& e : db.entries) {
+        std::vector<std::string> dirs;
+        for (const auto& part :
+             std::filesystem::path(absolute_in(e.directory, e.file)).parent_path())
+            dirs.push_back(part.string());
+        if (first) {
+            common = std::move(dirs);
+            first = false;
+            continue;
+        }
+        size_t n = 0;
+        while (n < common.size() && n < dirs.size() && common[n] == dirs[n])
+            ++n;
+        common.resize(n);
+    }
+    if (common.empty() || common.back() == "/") return {};
+    return "gen-" + common.back();
+}
+
 } // namespace
 
 Result<GenReport> run_gen(const GenRequest& request) {
@@ -123,6 +149,13 @@ Result<GenReport> run_gen(const GenRequest& request) {
         options.step = edges::step_runner(util::self_exe(), options.private_dir);
         if (auto st = sched::keep_memory_spec(options.private_dir, request.memory); !st)
             return st.error();
+        // A fresh ninja file's order and first estimates from the project's history.
+        const std::string history = sched::history_file(sched::history_dir(), project_key(*db));
+        if (auto st = sched::keep_history_path(options.private_dir, history); !st)
+            return st.error();
+        const std::vector<sched::StepRecord> past = sched::last_records(history);
+        if (options.durations.empty() && !past.empty()) options.durations = sched::wall_times(past);
+        if (auto st = sched::seed_steps(options.private_dir, past); !st) return st.error();
     }
     if (!options.step.empty())
         options.sets = regen::header_sets(

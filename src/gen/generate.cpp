@@ -202,9 +202,8 @@ std::optional<split::Plan> plan_entry(const Entry& e, probe::ProbeCache& probes,
     for (const split::Step& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
     if (plan->engine != split::Engine::None) d.engine = split::engine_name(plan->engine);
-    if (plan->host_remote) d.engine += ", host compile: " + d.engine;
-    if (!plan->host_local_reason.empty())
-        d.engine += ", host compile local: " + plan->host_local_reason;
+    if (plan->host_remote) d.host = d.engine;
+    if (!plan->host_local_reason.empty()) d.host = "local: " + plan->host_local_reason;
     d.local_reason = plan->local_reason;
     return std::move(plan).value();
 }

@@ -55,6 +55,9 @@ struct EntryDecision {
     std::vector<std::string> archs; ///< architectures, bundle order, when split
     std::string engine;             ///< split: the engine its device compiles go to, or ""
     std::string local_reason;       ///< split: why they stay local although one was asked for
+    /// split, --overlap-host with an engine: "icecc" when the host compile goes
+    /// there too, else "local: WHY"; "" otherwise.
+    std::string host;
 };
 
 /// The generated file and what went into it.

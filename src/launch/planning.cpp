@@ -163,27 +163,16 @@ void bundle_by_descriptor(SplitJobs& jobs, const std::string& bundle, const char
         }
 }
 
-namespace {
-
-/// The user's cache folder: $XDG_CACHE_HOME, else ~/.cache, else "".
-std::string user_cache_dir() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return x;
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache";
-    return {};
-}
-
-} // namespace
-
 std::string step_records_dir() {
     if (!util::get("PHC_MEMORY")) return {};
     if (auto p = util::get("PHC_RECORDS"); p && !p->empty()) return *p;
-    const std::string base = user_cache_dir();
+    const std::string base = util::user_cache_dir();
     return base.empty() ? std::string() : base + "/phc-ninja/steps";
 }
 
 std::string probe_cache_path() {
     if (auto p = util::get("PHC_PROBE_CACHE")) return *p;
-    const std::string base = user_cache_dir();
+    const std::string base = util::user_cache_dir();
     if (base.empty()) return {};
     std::string dir = base + "/phc-ninja";
     if (!util::make_dirs(dir)) return {};

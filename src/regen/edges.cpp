@@ -134,9 +134,8 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
     for (const auto& s : plan->steps)
         if (s.kind == split::StepKind::Device) d.archs.push_back(s.arch);
     if (plan->engine != split::Engine::None) d.engine = split::engine_name(plan->engine);
-    if (plan->host_remote) d.engine += ", host compile: " + d.engine;
-    if (!plan->host_local_reason.empty())
-        d.engine += ", host compile local: " + plan->host_local_reason;
+    if (plan->host_remote) d.host = d.engine;
+    if (!plan->host_local_reason.empty()) d.host = "local: " + plan->host_local_reason;
     d.local_reason = plan->local_reason;
     d.rdc = plan->rdc &&
             util::join_path(plan->analysis.command.cwd, plan->private_dir) == d.object + ".phc";

@@ -45,6 +45,9 @@ struct EdgeDecision {
     bool link = false;        ///< the edge is an RDC link (archs: its device links)
     std::string engine;       ///< split: the engine its device compiles go to, or ""
     std::string local_reason; ///< split: why they stay local although one was asked for
+    /// split, --overlap-host with an engine: "icecc" when the host compile goes
+    /// there too, else "local: WHY"; "" otherwise.
+    std::string host;
     /// Split compiles: the longest chain of its edges by what they took when
     /// they last ran (.ninja_log; an edge without a time counts as long), to
     /// list the objects whose work takes longest to finish first.

@@ -11,6 +11,7 @@
 #include "regen/output.h"
 #include "regen/planning.h"
 #include "regen/records.h"
+#include "sched/history.h"
 #include "sched/memory.h"
 #include "split/explain.h"
 #include "util/file.h"
@@ -95,6 +96,17 @@ std::string ninja_log_path(const ninja::Manifest& m, std::string_view name) {
 split::Durations last_durations(const ninja::Manifest& m) {
     auto text = util::read_file(ninja_log_path(m, ".ninja_log"));
     return text ? ninja::last_durations(*text) : split::Durations{};
+}
+
+/// The project's key in the step history: CMake's project name and build
+/// type, the same in every build directory and checkout of the project; ""
+/// without a CMakeCache.txt.
+std::string project_key() {
+    auto cache = util::read_file("CMakeCache.txt");
+    if (!cache) return {};
+    const std::string name = cache_value(*cache, "CMAKE_PROJECT_NAME");
+    if (name.empty()) return {};
+    return fmt::format("cmake-{}-{}", name, cache_value(*cache, "CMAKE_BUILD_TYPE"));
 }
 
 /// Every output of every edge of `tops` (for the header sets: a header an
@@ -383,8 +395,23 @@ Result<Summary> run(const Options& opts) {
                                           .no_dir = cache_path.empty(),
                                           .dry_run = opts.dry_run},
                                          [&] { return edge_outputs(tops); });
-    // What each edge took last time, so that the longest architectures start first.
-    const split::Durations durations = last_durations(tops.front()->m);
+    // What each edge took last time, so that the longest architectures start
+    // first: from .ninja_log, else (a fresh build directory) from the
+    // project's history, which also seeds the step records' estimates.
+    split::Durations durations = last_durations(tops.front()->m);
+    if (!opts.dry_run && !step.empty()) {
+        const std::string history = sched::history_file(sched::history_dir(), project_key());
+        if (auto st = sched::keep_history_path(kProbeDir, history); !st)
+            sum.warnings.push_back(st.error().text() + "; the steps keep no history");
+        const std::vector<sched::StepRecord> past = sched::last_records(history);
+        if (durations.empty() && !past.empty()) {
+            for (auto& [out, ms] : sched::wall_times(past))
+                durations.emplace(out, ms);
+            sum.history = history;
+        }
+        if (auto st = sched::seed_steps(kProbeDir, past); !st)
+            sum.warnings.push_back(st.error().text());
+    }
     std::set<std::string> counted;
     for (auto& top : tops)
         if (auto st = rewrite_top(*top, opts, top_paths, probes, step, sets, durations, counted,
@@ -435,6 +462,7 @@ std::string summary_line(const Summary& s, bool dry_run) {
     if (s.deps_restored > 0)
         line += fmt::format("; put back {} header record{} a direct cmake run dropped",
                             s.deps_restored, s.deps_restored == 1 ? "" : "s");
+    if (!s.history.empty()) line += "; ordered by the project's history " + s.history;
     return line;
 }
 

@@ -58,6 +58,9 @@ struct Summary {
     /// Deps records of split edges put back into .ninja_deps after a direct
     /// `cmake` run had dropped them (records.h).
     size_t deps_restored = 0;
+    /// The project's step history (sched/history.h) that ordered the edges of
+    /// a build directory without a .ninja_log; "" when none did.
+    std::string history;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
     /// Top manifests rewritten: the manifest, and with CMake's Ninja Multi-Config

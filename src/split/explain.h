@@ -19,19 +19,21 @@ inline bool not_multi_arch(std::string_view code) {
 }
 
 /// Prints "split  OBJECT  [ARCHS]" or "left alone  OBJECT  CODE: TEXT" for each
-/// decision (a type with object, split, archs, code, text, engine and
-/// local_reason); a split compile whose device compiles go to an engine says
-/// which, one that keeps them local although an engine was asked for says why.
+/// decision (a type with object, split, archs, code, text, engine,
+/// local_reason and host); a split compile whose device compiles go to an
+/// engine says which, one that keeps them local although an engine was asked
+/// for says why, and where --overlap-host's host compile goes.
 template <typename Decision>
 void print_decisions(std::FILE* to, const std::vector<Decision>& decisions) {
     for (const auto& d : decisions) {
         if (d.split)
-            std::fprintf(to, "split       %s  [%s]%s\n", d.object.c_str(),
+            std::fprintf(to, "split       %s  [%s]%s%s\n", d.object.c_str(),
                          fmt::format("{}", fmt::join(d.archs, " ")).c_str(),
                          !d.engine.empty() ? ("  device compiles: " + d.engine).c_str()
                          : !d.local_reason.empty()
                              ? ("  device compiles local: " + d.local_reason).c_str()
-                             : "");
+                             : "",
+                         d.host.empty() ? "" : (", host compile " + d.host).c_str());
         else
             std::fprintf(to, "left alone  %s  %s: %s\n", d.object.c_str(), d.code.c_str(),
                          d.text.c_str());

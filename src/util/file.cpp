@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
@@ -379,6 +380,12 @@ Status make_dirs(const std::string& path) {
     std::filesystem::create_directories(path, ec);
     if (ec) return error_at(path, "cannot create directory: " + ec.message());
     return Ok{};
+}
+
+std::string user_cache_dir() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return x;
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache";
+    return {};
 }
 
 } // namespace phc::util

@@ -138,4 +138,7 @@ bool file_exists(const std::string& path);
 /// Creates a directory and its parents (like mkdir -p).
 Status make_dirs(const std::string& path);
 
+/// The user's cache folder: $XDG_CACHE_HOME, else $HOME/.cache, else "".
+std::string user_cache_dir();
+
 } // namespace phc::util

@@ -26,6 +26,10 @@ constexpr Setting kSettings[] = {
      "icecc, distcc: send device compiles there (--distribute); none: never; auto: when the "
      "launcher is one",
      "phc-launch"},
+    {"PHC_HISTORY", "$XDG_CACHE_HOME/phc-ninja/history",
+     "the folder of the projects' step histories, which order and size the first build of a "
+     "fresh build directory; off: none",
+     "regen, gen"},
     {"PHC_JOBS", "half the CPUs, at least 1", "device compiles at once without a make jobserver",
      "phc-launch"},
     {"PHC_MEMORY", "the cgroup's memory limit, else the machine's memory, less 10%",

@@ -7,6 +7,12 @@ set -euo pipefail
 # shellcheck disable=SC2034 # used by the suites that source this file
 HIP_FLAGS_DEFAULT="--rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
 
+# The step history (PHC_HISTORY) of each suite is its own, fresh, in scratch:
+# never the user's cache.
+PHC_HISTORY="$PHC_TMP/history/$(basename "${BASH_SOURCE[1]:-$0}" .sh)"
+rm -rf "$PHC_HISTORY"
+export PHC_HISTORY
+
 # suite_dir NAME: a fresh scratch directory for one suite, printed.
 suite_dir() {
   local d="$PHC_TMP/$1"
