@@ -4,6 +4,7 @@
 #include "sched/budget.h"
 #include "sched/memory.h"
 #include "sched/runner.h"
+#include "sched/history.h"
 #include "sched/steps.h"
 #include "util/args.h"
 #include "util/file.h"
@@ -119,6 +120,9 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
         records.push_back(r);
     }
     if (auto st = append_records(steps, records); !st) warn(st.error().text());
+    // The project's history (history.h), which orders and sizes fresh build
+    // directories; a failure to keep it is never the build's.
+    if (auto st = append_history(a.records, records); !st) warn(st.error().text());
     // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
     if (m->exit_code == 0 && !a.sets.empty())
         if (auto st = regen::deps_set(a.sets, a.depfile, a.inputs, a.deps_output); !st)

@@ -19,7 +19,7 @@ std::string history_dir() {
 }
 
 std::string history_file(const std::string& dir, std::string_view project_key) {
-    if (dir.empty()) return {};
+    if (dir.empty() || project_key.empty()) return {};
     std::string name;
     for (char c : project_key.substr(0, 64))
         name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';

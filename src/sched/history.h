@@ -38,7 +38,8 @@ inline constexpr std::string_view kHistoryFile = "history";
 /// is no home.
 std::string history_dir();
 
-/// The project's history file in `dir` ("" when `dir` is ""): the key made
+/// The project's history file in `dir` ("" when `dir` or the key is ""; a
+/// build whose project has no name keeps no history): the key made
 /// a safe file name, with a hash of it (keys that differ only in unsafe
 /// characters stay apart).
 std::string history_file(const std::string& dir, std::string_view project_key);

@@ -61,6 +61,7 @@ TEST_CASE("history: the folder, and one file per project") {
         CHECK(history_dir() == "/home/u/.c/phc-ninja/history");
     }
     CHECK(history_file("", "cmake-p-Release").empty());
+    CHECK(history_file("/h", "").empty());
     const std::string a = history_file("/h", "cmake-p-Release");
     CHECK(a.starts_with("/h/cmake-p-Release-"));
     CHECK(a.ends_with(".steps"));
