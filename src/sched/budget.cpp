@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <thread>
 #include <unistd.h>
 
@@ -127,7 +129,14 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
     const std::string self = path.substr(path.rfind('/') + 1);
     Entry mine{'W', bytes, monotonic_ns()};
     const auto start = std::chrono::steady_clock::now();
-    auto delay = std::chrono::milliseconds(1);
+    // A step that ends removes its file: the waiting steps learn of it at once
+    // (inotify), watched before the first look so no removal is missed. A
+    // dead step's file goes only when a look finds it stale: the polls (1 ms,
+    // doubling up to 50 ms) remain for that, and where inotify is not there.
+    util::Fd released(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+    if (released.valid() && ::inotify_add_watch(released.get(), dir.c_str(), IN_DELETE) < 0)
+        released = util::Fd();
+    int delay_ms = 1;
     for (;;) {
         const bool start_now = may_start(scan_holders(dir, self, mine.since), bytes, budget);
         if (start_now) mine.state = 'R';
@@ -135,8 +144,17 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
             return error_at(path, std::string("cannot write: ") + std::strerror(errno));
         if (start_now) break;
         folder->unlock();
-        std::this_thread::sleep_for(delay);
-        delay = std::min(delay * 2, std::chrono::milliseconds(50));
+        if (released.valid()) {
+            pollfd p{released.get(), POLLIN, 0};
+            if (::poll(&p, 1, delay_ms) > 0) {
+                char events[4096];
+                while (::read(released.get(), events, sizeof events) > 0) {
+                }
+            }
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        }
+        delay_ms = std::min(delay_ms * 2, 50);
         if (auto st = folder->lock(); !st) return st.error();
     }
     r.waited_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(

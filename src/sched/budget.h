@@ -17,7 +17,8 @@
 //     waiting (if any) would still fit beside it.
 // So a step larger than the budget runs alone, the build always progresses,
 // and a large step is not starved by smaller ones that keep fitting. A step
-// that may not start polls again (1 ms, doubling up to 50 ms).
+// that may not start waits for a step to end (inotify on the folder), and
+// polls again (1 ms, doubling up to 50 ms) for the steps that died.
 #pragma once
 
 #include "util/error.h"
