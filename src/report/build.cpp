@@ -252,4 +252,36 @@ Build make_build(const ninja::Manifest& m, const ninja::BuildLog& log) {
     return std::move(j.build);
 }
 
+std::vector<std::pair<int64_t, int64_t>> level_steps(const Build& b,
+                                                     uint64_t (*bytes)(const Step&)) {
+    std::vector<std::pair<int64_t, int64_t>> change; // (time, +/- bytes)
+    for (const Step& s : b.steps) {
+        const auto n = static_cast<int64_t>(bytes(s));
+        if (n == 0 || s.end <= s.start) continue;
+        change.emplace_back(s.start - b.first_start, n);
+        change.emplace_back(s.end - b.first_start, -n);
+    }
+    std::sort(change.begin(), change.end());
+    std::vector<std::pair<int64_t, int64_t>> level;
+    int64_t now = 0;
+    for (size_t i = 0; i < change.size(); ++i) {
+        now += change[i].second;
+        if (i + 1 < change.size() && change[i + 1].first == change[i].first) continue;
+        level.emplace_back(change[i].first, now);
+    }
+    return level;
+}
+
+MemoryLevels memory_levels(const Build& b) {
+    MemoryLevels m;
+    for (auto [t, n] : level_steps(b, [](const Step& s) { return s.peak; }))
+        if (static_cast<uint64_t>(n) > m.most_measured)
+            m.most_measured = static_cast<uint64_t>(n), m.most_measured_at = t;
+    for (auto [t, n] : level_steps(b, [](const Step& s) { return s.reserved; }))
+        m.most_reserved = std::max(m.most_reserved, static_cast<uint64_t>(n));
+    for (const Step& s : b.steps)
+        m.waited_ms += s.wait_ms;
+    return m;
+}
+
 } // namespace phc::report

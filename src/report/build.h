@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace phc::report {
@@ -55,6 +56,7 @@ struct Step {
     int64_t cpu_ms = -1;        ///< user + system time phc-ninja step recorded; -1: none
     int64_t wait_ms = 0;        ///< how long phc-ninja step waited for memory before it
     uint64_t peak = 0;          ///< the peak resident bytes recorded; 0: none
+    uint64_t reserved = 0;      ///< the bytes it reserved of the budget (its estimate); 0: none
     int64_t cost = 0; ///< what the step cost a core, in ms: cpu_ms, else its core share (model.h)
 };
 
@@ -67,7 +69,26 @@ struct Build {
     int max_running = 0;     ///< the most steps that ran at once
     double mean_running = 0; ///< the steps running at once, on average over the wall time
     size_t cpu_steps = 0;    ///< steps with a recorded CPU time
+    /// The memory budget the steps choose (sched/memory.h), as they would now:
+    /// PHC_MEMORY, else regen's or gen's --memory, else the default; 0: unknown.
+    uint64_t budget = 0;
+    std::string budget_from; ///< where the budget comes from
 };
+
+/// The memory of the recorded steps over the build: the most they reserved
+/// at once, the most their recorded peaks summed to at once, and how long
+/// they waited for memory in all.
+struct MemoryLevels {
+    uint64_t most_reserved = 0, most_measured = 0;
+    int64_t most_measured_at = 0; ///< ms since the build started
+    int64_t waited_ms = 0;
+};
+MemoryLevels memory_levels(const Build& b);
+
+/// The running sum of `bytes(step)` over the build: (ms since its start, the
+/// bytes from then on), one point per change.
+std::vector<std::pair<int64_t, int64_t>> level_steps(const Build& b,
+                                                     uint64_t (*bytes)(const Step&));
 
 /// Classifies one edge from its rule name, its evaluated description (only
 /// needed for PHC_HIP_* rules), its first output and its command's count of

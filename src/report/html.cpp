@@ -284,46 +284,61 @@ std::string legend(const Analysis& a) {
     return out + "</div>\n";
 }
 
-/// The memory of the running steps over time (the sum of their recorded
-/// peaks: more than they held at once, as each peak is the step's largest),
-/// as a step line under the timeline; empty when no peak was recorded.
-std::string memory_chart(const Analysis& a) {
-    const Build& b = a.build;
-    std::vector<std::pair<int64_t, int64_t>> change; // (time, +/- bytes)
-    for (const Step& s : b.steps) {
-        if (s.peak == 0 || s.end <= s.start) continue;
-        change.emplace_back(s.start - b.first_start, static_cast<int64_t>(s.peak));
-        change.emplace_back(s.end - b.first_start, -static_cast<int64_t>(s.peak));
-    }
-    if (change.empty() || b.wall_ms <= 0) return {};
-    std::sort(change.begin(), change.end());
-    std::vector<std::pair<int64_t, int64_t>> level; // (time, bytes from then on)
-    int64_t now = 0, most = 1, most_at = 0;
-    for (size_t i = 0; i < change.size(); ++i) {
-        now += change[i].second;
-        if (i + 1 < change.size() && change[i + 1].first == change[i].first) continue;
-        level.emplace_back(change[i].first, now);
-        if (now > most) most = now, most_at = change[i].first;
-    }
+/// A step line of `level` (time, bytes) on the chart's 1000 x 100 box, bytes
+/// scaled so that `most` is 95% of its height.
+std::string chart_points(const std::vector<std::pair<int64_t, int64_t>>& level, int64_t wall_ms,
+                         double most) {
     std::string points = "0,100";
     int64_t prev = 0;
     for (auto [t, bytes] : level) {
-        double x = 1000.0 * static_cast<double>(t) / static_cast<double>(b.wall_ms);
-        points +=
-            fmt::format(" {:.2f},{:.2f} {:.2f},{:.2f}", x,
-                        100.0 - 95.0 * static_cast<double>(prev) / static_cast<double>(most), x,
-                        100.0 - 95.0 * static_cast<double>(bytes) / static_cast<double>(most));
+        double x = 1000.0 * static_cast<double>(t) / static_cast<double>(wall_ms);
+        points += fmt::format(" {:.2f},{:.2f} {:.2f},{:.2f}", x,
+                              100.0 - 95.0 * static_cast<double>(prev) / most, x,
+                              100.0 - 95.0 * static_cast<double>(bytes) / most);
         prev = bytes;
     }
-    return fmt::format("<svg id=\"memory\" viewBox=\"0 0 1000 100\" preserveAspectRatio=\"none\" "
-                       "data-most=\"{}\"><polyline fill=\"#c6dbef\" stroke=\"#3182bd\" "
-                       "vector-effect=\"non-scaling-stroke\" points=\"{} 1000,100\"/></svg>\n",
-                       most, points) +
-           fmt::format("<p id=\"memory-note\">Memory: the peaks phc-ninja step recorded of the "
-                       "steps running, summed (more than they held at once: each peak is its "
-                       "step's largest); the most, {} at {:.1f} s.</p>\n",
-                       size_words(static_cast<uint64_t>(most)),
-                       static_cast<double>(most_at) / 1000.0);
+    return points;
+}
+
+/// The memory of the running steps over time, under the timeline: the sum of
+/// their recorded peaks (filled: more than they held at once, as each peak
+/// is the step's largest), the sum of what they reserved of the budget
+/// (dashed), and the budget (a red line); empty when no peak was recorded.
+std::string memory_chart(const Analysis& a) {
+    const Build& b = a.build;
+    const auto measured = level_steps(b, [](const Step& s) { return s.peak; });
+    if (measured.empty() || b.wall_ms <= 0) return {};
+    const auto reserved = level_steps(b, [](const Step& s) { return s.reserved; });
+    const MemoryLevels m = memory_levels(b);
+    const double most =
+        static_cast<double>(std::max({m.most_measured, m.most_reserved, b.budget, uint64_t{1}}));
+    std::string svg = fmt::format(
+        "<svg id=\"memory\" viewBox=\"0 0 1000 100\" preserveAspectRatio=\"none\" "
+        "data-most=\"{}\" data-reserved=\"{}\" data-budget=\"{}\"><polyline fill=\"#c6dbef\" "
+        "stroke=\"#3182bd\" vector-effect=\"non-scaling-stroke\" points=\"{} 1000,100\"/>",
+        m.most_measured, m.most_reserved, b.budget, chart_points(measured, b.wall_ms, most));
+    if (!reserved.empty())
+        svg += fmt::format("<polyline id=\"reserved\" fill=\"none\" stroke=\"#e6550d\" "
+                           "stroke-dasharray=\"6 3\" vector-effect=\"non-scaling-stroke\" "
+                           "points=\"{} 1000,100\"/>",
+                           chart_points(reserved, b.wall_ms, most));
+    if (b.budget > 0) {
+        const double y = 100.0 - 95.0 * static_cast<double>(b.budget) / most;
+        svg += fmt::format("<line id=\"budget\" x1=\"0\" x2=\"1000\" y1=\"{:.2f}\" y2=\"{:.2f}\" "
+                           "stroke=\"#cb181d\" vector-effect=\"non-scaling-stroke\"/>",
+                           y, y);
+    }
+    svg += "</svg>\n";
+    return svg +
+           fmt::format(
+               "<p id=\"memory-note\">Memory: filled, the peaks phc-ninja step recorded of the "
+               "steps running, summed (more than they held at once: each peak is its step's "
+               "largest), the most {} at {:.1f} s; dashed, what they reserved of the budget, "
+               "at most {}; red, the budget, {} ({}, as the steps would choose it now). Steps "
+               "waited {:.1f} s for memory in all.</p>\n",
+               size_words(m.most_measured), static_cast<double>(m.most_measured_at) / 1000.0,
+               size_words(m.most_reserved), size_words(b.budget), html_escape(b.budget_from),
+               static_cast<double>(m.waited_ms) / 1000.0);
 }
 
 /// The timeline section.

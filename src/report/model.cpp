@@ -148,6 +148,7 @@ size_t attach_records(Build& b, const std::vector<sched::StepRecord>& records,
         s.cpu_ms = r->cpu_ms;
         s.wait_ms = r->wait_ms;
         s.peak = r->peak;
+        s.reserved = r->reserved;
         ++matched;
     }
     b.cpu_steps = matched;

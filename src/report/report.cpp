@@ -4,6 +4,7 @@
 #include "ninja/manifest.h"
 #include "report/html.h"
 #include "report/trace.h"
+#include "sched/memory.h"
 #include "util/file.h"
 
 #include <filesystem>
@@ -68,6 +69,14 @@ Result<std::string> run_report(const Request& r) {
     // phc-ninja step's records, when the build ran its steps through it.
     if (auto steps = util::read_regular_file(r.steps, sched::kMaxStepsBytes))
         attach_records(build, sched::parse_records(*steps), written_ms(log_file));
+    // The budget as the steps choose it (they do when they start: it may
+    // have been another one then).
+    const std::string records = r.steps.substr(0, r.steps.rfind('/') + 1);
+    const auto [spec, origin] = sched::budget_spec(std::nullopt, records.empty() ? "." : records);
+    if (auto b = sched::memory_budget(spec, origin)) {
+        build.budget = *b;
+        build.budget_from = spec ? origin : "the machine's memory less 10%";
+    }
     Analysis a = analyse(std::move(build), cores > 0 ? cores : 1);
     if (Status s = write_outputs(r, a, *m); !s) return s.error();
     return r.json ? json_summary(a) : text_summary(a, r.dir);

@@ -1,5 +1,7 @@
 #include "report/summary.h"
 
+#include "sched/memory.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -143,6 +145,18 @@ std::string python_spaced(const Json& j) {
 
 } // namespace
 
+/// The memory section of --json: the budget, the most reserved and measured
+/// at once, the time waited (null without step records).
+Json memory_json(const Build& b) {
+    if (b.cpu_steps == 0) return Json(nullptr);
+    const MemoryLevels m = memory_levels(b);
+    return Json{{"budget_bytes", b.budget},
+                {"budget_from", b.budget_from},
+                {"most_reserved_bytes", m.most_reserved},
+                {"most_measured_bytes", m.most_measured},
+                {"waited_ms", m.waited_ms}};
+}
+
 std::string json_summary(const Analysis& a) {
     const Bound& b = a.bound;
     auto or_null = [](int64_t ms) { return ms > 0 ? Json(ms) : Json(nullptr); };
@@ -166,6 +180,7 @@ std::string json_summary(const Analysis& a) {
         {"unsplit_ms", or_null(a.unsplit_ms)},
         {"split_estimate_ms", or_null(a.split_guess_ms)},
         {"by_kind_ms", kinds},
+        {"memory", memory_json(a.build)},
     };
     return python_spaced(summary) + "\n";
 }
@@ -229,6 +244,14 @@ std::string text_summary(const Analysis& a, std::string_view where) {
             "  {:<45} {:>9} {:>5.1f}%\n", kind, seconds(static_cast<double>(ms)),
             b.work_ms > 0 ? 100.0 * static_cast<double>(ms) / static_cast<double>(b.work_ms) : 0.0);
     out += bound_words(a) + "\n";
+    if (a.build.cpu_steps > 0) {
+        const MemoryLevels m = memory_levels(a.build);
+        out += fmt::format("memory: at most {} reserved and {} measured at once (the recorded "
+                           "peaks summed) against a budget of {} ({}); steps waited {} for it\n",
+                           sched::format_size(m.most_reserved), sched::format_size(m.most_measured),
+                           sched::format_size(a.build.budget), a.build.budget_from,
+                           seconds(static_cast<double>(m.waited_ms)));
+    }
     for (const std::string& line : split_lines(a))
         out += line + "\n";
     out += "slowest objects (their steps' times summed: what each would cost unsplit):\n";

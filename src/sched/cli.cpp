@@ -2,9 +2,9 @@
 
 #include "regen/depsets.h"
 #include "sched/budget.h"
+#include "sched/history.h"
 #include "sched/memory.h"
 #include "sched/runner.h"
-#include "sched/history.h"
 #include "sched/steps.h"
 #include "util/args.h"
 #include "util/file.h"
@@ -130,20 +130,6 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
     return m->exit_code;
 }
 
-/// The budget's spec and its origin: --memory, PHC_MEMORY, DIR/memory.
-std::pair<std::optional<std::string>, std::string> budget_spec(const StepArgs& a) {
-    if (a.memory) return {a.memory, "--memory"};
-    if (auto env = util::get("PHC_MEMORY")) return {env, "PHC_MEMORY"};
-    const std::string file = a.records + "/" + std::string(kMemoryFile);
-    if (auto text = util::read_regular_file(file, 256)) {
-        std::string spec = *text;
-        while (!spec.empty() && (spec.back() == '\n' || spec.back() == ' '))
-            spec.pop_back();
-        if (!spec.empty()) return {spec, file};
-    }
-    return {std::nullopt, "PHC_MEMORY"};
-}
-
 } // namespace
 
 int step_main(int argc, char** argv) {
@@ -168,7 +154,7 @@ int step_main(int argc, char** argv) {
     if (a.command.empty()) return util::usage_error(cl, "no command to run after '--'");
     if (!a.sets.empty() && a.depfile.empty())
         return util::usage_error(cl, "--sets needs --depfile");
-    const auto [spec, origin] = budget_spec(a);
+    const auto [spec, origin] = budget_spec(a.memory, a.records);
     auto budget = memory_budget(spec, origin);
     if (!budget) return util::usage_error(cl, budget.error().message);
     return run_step(a, *kind, *budget);

@@ -105,6 +105,20 @@ Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::stri
     return *n;
 }
 
+std::pair<std::optional<std::string>, std::string>
+budget_spec(const std::optional<std::string>& own, const std::string& records_dir) {
+    if (own) return {own, "--memory"};
+    if (auto env = util::get("PHC_MEMORY")) return {env, "PHC_MEMORY"};
+    const std::string file = records_dir + "/" + std::string(kMemoryFile);
+    if (auto text = util::read_regular_file(file, 256)) {
+        std::string spec = *text;
+        while (!spec.empty() && (spec.back() == '\n' || spec.back() == ' '))
+            spec.pop_back();
+        if (!spec.empty()) return {spec, file};
+    }
+    return {std::nullopt, "PHC_MEMORY"};
+}
+
 Status check_memory_spec(const std::optional<std::string>& spec) {
     if (!spec) return Ok{};
     if (auto n = parse_memory(*spec, available_memory()); !n)

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace phc::sched {
 
@@ -31,6 +32,12 @@ Result<uint64_t> memory_budget(const std::optional<std::string>& spec, std::stri
 /// The file of a records folder that holds the budget regen or gen was given
 /// (--memory): read when a step starts, so that it is no part of any command.
 inline constexpr std::string_view kMemoryFile = "memory";
+
+/// A step's budget spec and where it came from: the step's own `--memory`
+/// (`own`), else PHC_MEMORY, else what regen or gen kept in
+/// RECORDS_DIR/memory; none (the default) with the origin "PHC_MEMORY".
+std::pair<std::optional<std::string>, std::string>
+budget_spec(const std::optional<std::string>& own, const std::string& records_dir);
 
 /// Ok when `spec` (--memory of regen or gen) is none or a size parse_memory
 /// takes; else an error "--memory: ..." saying why.

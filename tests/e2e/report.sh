@@ -62,8 +62,14 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 keys = ["wall_ms", "work_ms", "critical_path_ms", "bound_ms", "list_schedule_ms", "cores",
         "wall_work_ms", "max_running", "mean_running", "cpu_steps", "bound_beaten", "unsplit_ms",
-        "split_estimate_ms", "by_kind_ms"]
+        "split_estimate_ms", "by_kind_ms", "memory"]
 assert list(r) == keys, list(r)
+m = r["memory"]
+# The budget as the steps choose it, what they reserved (the 1 GiB default per
+# compile, at least one at once) and measured.
+assert m["budget_bytes"] > 0 and m["budget_from"], m
+assert m["most_reserved_bytes"] >= 1 << 30 and m["most_measured_bytes"] > 0, m
+assert m["waited_ms"] >= 0, m
 assert r["critical_path_ms"] <= r["bound_ms"] <= r["list_schedule_ms"], r
 assert r["work_ms"] == sum(r["by_kind_ms"].values()), r
 assert r["cores"] == 2
@@ -134,16 +140,22 @@ t0 = int(os.stat(sys.argv[1]).st_mtime * 1000) - max(int(f[1]) for f in entries)
 with open(sys.argv[2], "w") as out:
     for i, f in enumerate(entries):
         start, end = int(f[0]), int(f[1])
-        out.write(f"v1\t{t0 + start}\t{end - start}\t{(end - start) // 3}\t0\t0\t{(100 + i) << 20}\t0\tother\t{f[3]}\n")
+        out.write(f"v1\t{t0 + start}\t{end - start}\t{(end - start) // 3}\t{i}\t{(200 + i) << 20}\t{(100 + i) << 20}\t0\tother\t{f[3]}\n")
 PY
-"$PHC" report -C "$b" --cores 2 --json >"$dir/records.json"
-"$PHC" report -C "$b" --cores 2 --html "$dir/records.html" --trace "$dir/records-trace.json" >"$dir/records.txt"
+PHC_MEMORY=3G "$PHC" report -C "$b" --cores 2 --json >"$dir/records.json"
+PHC_MEMORY=3G "$PHC" report -C "$b" --cores 2 --html "$dir/records.html" --trace "$dir/records-trace.json" >"$dir/records.txt"
 python3 -c '
 import json, sys
 r, before = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert r["cpu_steps"] > 0 and r["cpu_steps"] == sum(1 for _ in open(sys.argv[3])), r
 assert before["cpu_steps"] == 0, before
 assert r["work_ms"] < before["work_ms"], (r, before)
+m, n = r["memory"], sum(1 for _ in open(sys.argv[3]))
+assert m["budget_bytes"] == 3 << 30 and m["budget_from"] == "PHC_MEMORY", m
+# Each step reserved 100 MiB more than it measured: so did every moment.
+assert m["most_reserved_bytes"] >= m["most_measured_bytes"] + (100 << 20) > 100 << 20, m
+assert m["waited_ms"] == sum(range(n)), m
+assert before["memory"] is None, before
 ' "$dir/records.json" "$dir/norecords.json" "$b/.phc-ninja/steps" || fail "records not used: $(cat "$dir/records.json")"
 python3 -c '
 import json, sys
@@ -153,6 +165,10 @@ assert all(e["args"]["peak_bytes"] >= 100 << 20 for e in ev)
 ' "$dir/records-trace.json" || fail "the trace lacks the recorded CPU times"
 grep -q "CPU time (recorded by phc-ninja step) for" "$dir/records.txt" || fail "no CPU times in: $(cat "$dir/records.txt")"
 grep -q '<svg id="memory"' "$dir/records.html" || fail "no memory chart"
+grep -q '<polyline id="reserved"' "$dir/records.html" || fail "no reserved memory in the chart"
+grep -q '<line id="budget"' "$dir/records.html" || fail "no budget in the chart"
+grep -q "against a budget of 3 GiB (PHC_MEMORY)" "$dir/records.txt" ||
+  fail "the summary does not say the memory: $(cat "$dir/records.txt")"
 grep -q '<table id="peaks">' "$dir/records.html" || fail "no peak memory per step"
 if command -v chromium >/dev/null; then
   chrome --screenshot="$dir/records.png" --window-size=1400,1200 "file://$dir/records.html" >/dev/null ||

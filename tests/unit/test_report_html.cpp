@@ -100,7 +100,25 @@ TEST_CASE("report html: recorded peaks give memory per step and over time") {
     std::string html = page(analyse(std::move(b), 2));
     // Both run 0-0.5 s: 500 MiB; then 300 MiB. The chart's most is their sum.
     CHECK(html.find("data-most=\"" + std::to_string(500ull << 20) + "\"") != std::string::npos);
-    CHECK(html.find("the most, 500 MiB at 0.0 s") != std::string::npos);
+    CHECK(html.find("the most 500 MiB at 0.0 s") != std::string::npos);
+    // Without reservations or a budget: neither drawn.
+    CHECK(html.find("<polyline id=\"reserved\"") == std::string::npos);
+    CHECK(html.find("<line id=\"budget\"") == std::string::npos);
+    CHECK(html.find("Steps waited 0.2 s for memory in all") != std::string::npos);
+    // With them: the reserved line and the budget, on one scale with the peaks.
+    Step r0 = d0, r1 = d1;
+    r0.reserved = 1ull << 30, r1.reserved = 1ull << 30;
+    Build rb = make({r0, r1});
+    rb.cpu_steps = 2;
+    rb.budget = 4ull << 30;
+    rb.budget_from = "PHC_MEMORY";
+    std::string rhtml = page(analyse(std::move(rb), 2));
+    CHECK(rhtml.find("data-reserved=\"" + std::to_string(2ull << 30) + "\"") != std::string::npos);
+    CHECK(rhtml.find("<polyline id=\"reserved\"") != std::string::npos);
+    // The budget, the largest, is drawn at 95% of the height.
+    CHECK(rhtml.find("<line id=\"budget\" x1=\"0\" x2=\"1000\" y1=\"5.00\"") != std::string::npos);
+    CHECK(rhtml.find("at most 2.00 GiB; red, the budget, 4.00 GiB (PHC_MEMORY") !=
+          std::string::npos);
     size_t peaks = html.find("<table id=\"peaks\">");
     REQUIRE(peaks != std::string::npos);
     size_t big = html.find("<td class=\"n\">300 MiB</td>", peaks),
