@@ -312,38 +312,31 @@ TEST_CASE("device-ii: a refused file compiles the source locally, never the file
     CHECK(text->find("\n" + unsafe + kSection) != std::string::npos);
     // Without --local the compile step refuses (before it runs anything).
     CHECK(run_device_ii({"--arch", "gfx906", "--input", pp, "--", "true"}) == 1);
-    // With it, the local command runs (in a child: it execs) and the engine's does not.
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        run_device_ii({"--arch", "gfx906", "--input", pp, "--local",
-                       "sh -c 'echo local > " + out + "'", "--", "sh", "-c",
-                       "echo engine > " + out});
-        std::_Exit(99);
-    }
-    int status = 0;
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    CHECK(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-    auto ran = util::read_file(out);
-    REQUIRE(ran);
-    CHECK(*ran == "local\n");
+    // With it, the local command runs and the engine's does not. In a child:
+    // the compile step execs; what ran writes its name to `out`.
+    auto run_compile = [&]() -> std::string {
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            run_device_ii({"--arch", "gfx906", "--input", pp, "--local",
+                           "sh -c 'echo local > " + out + "'", "--", "sh", "-c",
+                           "echo engine > " + out});
+            std::_Exit(99);
+        }
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 0);
+        auto ran = util::read_file(out);
+        REQUIRE(ran);
+        return *ran;
+    };
+    CHECK(run_compile() == "local\n");
     // A safe file keeps running the engine's command.
     REQUIRE(
         run_device_ii({"--arch", "gfx906", "--output", pp, "--host-triple", "x86_64-pc-linux-gnu",
                        "--", "sh", "-c", "cat > " + pp + " <<'E'\n" + kSection + "E"}) == 0);
-    pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        run_device_ii({"--arch", "gfx906", "--input", pp, "--local",
-                       "sh -c 'echo local > " + out + "'", "--", "sh", "-c",
-                       "echo engine > " + out});
-        std::_Exit(99);
-    }
-    REQUIRE(::waitpid(pid, &status, 0) == pid);
-    ran = util::read_file(out);
-    REQUIRE(ran);
-    CHECK(*ran == "engine\n");
+    CHECK(run_compile() == "engine\n");
 }
 
 TEST_CASE("distribute: --overlap-host's host compile on icecc, or why it stays local") {
