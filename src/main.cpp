@@ -13,6 +13,7 @@
 #include "split/distribute.h"
 #include "split/embed.h"
 #include "split/fatbin_asm.h"
+#include "split/wrapper_plan.h"
 #include "util/args.h"
 #include "util/error.h"
 #include "util/settings.h"
@@ -58,6 +59,10 @@ constexpr Command kCommands[] = {
      phc::split::embed_main, true},
     {"fatbin-asm", "(run by split RDC links) the fat binary's assembly, as the driver derives it",
      phc::split::fatbin_asm_main, true},
+    {"link-plan", "(run by split new-driver RDC links) which device code each architecture links",
+     phc::split::link_plan_main, true},
+    {"planned", "(run by split new-driver RDC links) one device or host link, as link-plan planned",
+     phc::split::planned_main, true},
     {"icecc-env", "write the environment tarball icecc's farm compiles HIP device code in",
      phc::split::icecc_env_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},

@@ -587,6 +587,16 @@ Result<Edges> link_edges(const split::LinkPlan& plan, const Carry& carry, const 
             if (!carry.pool.empty()) b.bindings.push_back(var("pool", carry.pool));
         } else if (s.kind == split::StepKind::DeviceLink && policy.device_pool) {
             b.bindings.push_back(var("pool", policy.names.pool));
+        } else if (s.kind == split::StepKind::LinkPlan) {
+            // It reads every input of the link, as the link does, and rewrites
+            // a plan only when it changes: the device links it leaves as they
+            // were do not run.
+            for (const auto* list : {&carry.inputs, &carry.implicit})
+                for (const std::string& in : *list)
+                    if (std::find(b.inputs.begin(), b.inputs.end(), in) == b.inputs.end() &&
+                        std::find(b.implicit.begin(), b.implicit.end(), in) == b.implicit.end())
+                        b.implicit.push_back(in);
+            b.bindings.push_back(literal("PHC_RESTAT", "1"));
         }
         out.chain_ms = std::max(out.chain_ms, e.chain_ms);
         statements.push_back(std::move(b));

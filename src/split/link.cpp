@@ -3,6 +3,7 @@
 #include "compile/command.h"
 #include "compile/rspfile.h"
 #include "compile/shell.h"
+#include "split/wrapper_plan.h"
 #include "util/file.h"
 #include "util/subprocess.h"
 #include "util/temp_dir.h"
@@ -303,10 +304,8 @@ private:
     }
 
     /// The file a device link reads for the wrapper's temporary input `name`
-    /// (relative to its temporary folder): a split object's bitcode for a stand-in,
-    /// else the file the wrapper extracted (the link's inputs are present).
+    /// (relative to its temporary folder): a split object's bitcode for a stand-in.
     std::optional<std::string> device_input(const std::string& name, const std::string& arch) {
-        if (wrapper_->stand_ins.empty()) return extracted(name, arch);
         size_t k = 0;
         if (std::sscanf(name.c_str(), "phcobj%zu-", &k) != 1 || k >= wrapper_->stand_ins.size() ||
             !wrapper_->stand_ins[k]) {
@@ -324,54 +323,11 @@ private:
         return so.private_dir + "/" + safe_arch(arch) + ".o";
     }
 
-    /// Present inputs: the wrapper extracted `name` ("<stem>-<triple>-<arch>-<random>")
-    /// from the input of that stem; a step extracts the same for the plan.
-    std::optional<std::string> extracted(const std::string& name, const std::string& arch) {
-        const std::string* from = nullptr;
-        std::string triple;
-        size_t best = 0;
-        for (const std::string& in : wrapper_->inputs) {
-            std::string_view file = compile::base_name(in);
-            std::string stem(file.substr(0, file.rfind('.')));
-            size_t a = name.find("-" + arch + "-", stem.size());
-            if (!name.starts_with(stem + "-") || a == std::string::npos) continue;
-            if (from && stem.size() == best) {
-                fail("two inputs of the link are named '" + stem + "'");
-                return std::nullopt;
-            }
-            if (stem.size() > best) {
-                from = &in;
-                best = stem.size();
-                triple = name.substr(stem.size() + 1, a - stem.size() - 1);
-            }
-        }
-        if (!from || from->ends_with(".a")) {
-            fail("a device link reads '" + name +
-                 "', neither device code of an object of the link nor a file of the plan: "
-                 "clang-linker-wrapper makes it in its own process");
-            return std::nullopt;
-        }
-        const std::string out = plan_.private_dir + "/x" +
-                                std::to_string(from - wrapper_->inputs.data()) + "-" +
-                                safe_arch(arch) + ".o";
-        if (std::find(extracted_.begin(), extracted_.end(), out) == extracted_.end()) {
-            Step s = base(StepKind::Unbundle, "HIP unbundle " + *from + " for");
-            s.argv = {wrapper_->packer, *from,
-                      "--image=file=" + out + ",triple=" + triple + ",arch=" + arch};
-            s.inputs = {*from};
-            s.outputs = {out};
-            plan_.steps.push_back(std::move(s));
-            extracted_.push_back(out);
-        }
-        return out;
-    }
-
     LinkPlan& plan_;
     std::string temp_;
     const FindSplitObject& find_;
     const WrapperRun* wrapper_;
     bool derived_; ///< the fat binary's assembly depends on the inputs (clang >= 19)
-    std::vector<std::string> extracted_;         ///< files the plan's unbundle steps write
     std::map<std::string, std::string> renamed_; ///< temporary file -> its name in the plan
     std::string hipfb_;
     bool final_ = false;
@@ -598,47 +554,36 @@ private:
 };
 
 /// Runs clang-linker-wrapper's `job` with --dry-run, its temporary files in a
-/// scratch folder. Planned inputs: each split object is replaced by a stand-in
-/// packed like it (its architectures, stand-in images); present inputs: the
-/// wrapper reads the real ones.
+/// scratch folder, each split object replaced by a stand-in packed like it
+/// (its architectures, stand-in images).
 Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::LinkAnalysis& a,
-                                   const FindSplitObject& find, LinkInputs inputs,
-                                   const util::TempDir& scratch) {
+                                   const FindSplitObject& find, const util::TempDir& scratch) {
     WrapperRun run;
     run.temp_dir = scratch.path();
     if (run.temp_dir.empty()) return make_error("cannot create a scratch directory");
-    run.packer = packer_beside(job[0]);
-    if (run.packer.empty()) return run; // no device links: the link is left alone
-    const std::string& packer = run.packer;
-    if (inputs == LinkInputs::Present) {
-        for (size_t i = 1; i < job.size(); ++i)
-            if (!job[i].starts_with("-") && job[i - 1] != "-o" &&
-                util::file_exists(util::join_path(a.work_dir(), job[i])))
-                run.inputs.push_back(job[i]);
-    } else {
-        // Stand-in device code is bitcode, as the compiles write it: a wrapper
-        // that links bitcode in its own process then shows it (clang 19).
-        const std::string image = run.temp_dir + "/phc-image.bc";
-        const std::string clang = packer.substr(0, packer.rfind('/') + 1) + "clang";
-        auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa",
-                                       "-emit-llvm-bc", "-o", image, "-x", "c", "/dev/null"});
-        if (!made || made->exit_code != 0)
-            return make_error("'" + clang + "' cannot write stand-in device bitcode");
-        for (size_t i = 1; i < job.size(); ++i) {
-            const SplitObject* so = find(job[i]);
-            if (!so) continue;
-            std::string stand_in =
-                run.temp_dir + "/phcobj" + std::to_string(run.stand_ins.size()) + ".o";
-            std::vector<std::string> pack{packer, "-o", stand_in};
-            for (const std::string& arch : so->archs)
-                pack.push_back("--image=file=" + image + ",triple=amdgcn-amd-amdhsa,arch=" + arch +
-                               ",kind=hip");
-            auto packed = util::run_capture(pack);
-            if (!packed || packed->exit_code != 0)
-                return make_error("'" + packer + "' cannot pack stand-in device code");
-            job[i] = stand_in;
-            run.stand_ins.push_back(so);
-        }
+    const std::string packer = packer_beside(job[0]);
+    if (packer.empty()) return run; // no device links: the link is left alone
+    // Stand-in device code is bitcode, as the compiles write it: a wrapper
+    // that links bitcode in its own process then shows it (clang 19).
+    const std::string image = run.temp_dir + "/phc-image.bc";
+    const std::string clang = packer.substr(0, packer.rfind('/') + 1) + "clang";
+    auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc",
+                                   "-o", image, "-x", "c", "/dev/null"});
+    if (!made || made->exit_code != 0)
+        return make_error("'" + clang + "' cannot write stand-in device bitcode");
+    for (size_t i = 1; i < job.size(); ++i) {
+        const SplitObject* so = find(job[i]);
+        if (!so) continue;
+        std::string stand_in = run.temp_dir + "/phcobj" + std::to_string(run.stand_ins.size()) + ".o";
+        std::vector<std::string> pack{packer, "-o", stand_in};
+        for (const std::string& arch : so->archs)
+            pack.push_back("--image=file=" + image + ",triple=amdgcn-amd-amdhsa,arch=" + arch +
+                           ",kind=hip");
+        auto packed = util::run_capture(pack);
+        if (!packed || packed->exit_code != 0)
+            return make_error("'" + packer + "' cannot pack stand-in device code");
+        job[i] = stand_in;
+        run.stand_ins.push_back(so);
     }
     std::vector<std::string> argv{"env", "TMPDIR=" + run.temp_dir};
     argv.insert(argv.end(), a.command.env.begin(), a.command.env.end());
@@ -650,6 +595,62 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
         return make_error("clang-linker-wrapper --dry-run failed: " + ran->err.substr(0, 300));
     run.jobs = probe::wrapper_jobs(ran->err + ran->out);
     return run;
+}
+
+/// The new driver's link whose device code is decided when the link runs
+/// (wrapper_plan.h): the plan step, one device link per architecture and the
+/// host link, each running what the plan step wrote.
+LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::string>& wrapper,
+                            const std::string& private_dir) {
+    std::vector<std::string> archs;
+    for (const std::string& w : wrapper)
+        if (w.starts_with("--should-extract=")) archs.push_back(w.substr(17));
+    if (archs.empty()) archs = a.archs;
+    for (const std::string& arch : archs)
+        if (arch.find(':') != std::string::npos)
+            return left_alone(std::move(a), "the wrapper names the images it is given by "
+                                            "processor alone, not by target ID ('" +
+                                                arch + "')");
+    LinkPlan plan;
+    plan.analysis = std::move(a);
+    plan.private_dir = private_dir.empty() ? plan.analysis.output + ".phc" : private_dir;
+    const std::string& dir = plan.private_dir;
+    auto base = [&](StepKind kind, const std::string& what) {
+        Step s;
+        s.kind = kind;
+        s.cwd = plan.analysis.command.cwd;
+        s.env = plan.analysis.command.env;
+        s.description = what + " " + plan.analysis.output;
+        return s;
+    };
+    std::string joined;
+    for (const std::string& arch : archs)
+        joined += (joined.empty() ? "" : ",") + arch;
+    Step p = base(StepKind::LinkPlan, "HIP link plan");
+    p.argv = {util::self_exe(), "link-plan", "--dir", dir, "--archs", joined, "--"};
+    p.argv.insert(p.argv.end(), wrapper.begin(), wrapper.end());
+    for (const compile::ParsedArg& arg : plan.analysis.args)
+        if (arg.input) p.inputs.push_back(arg.value);
+    for (const std::string& arch : archs)
+        p.outputs.push_back(device_link_plan(dir, arch));
+    p.outputs.push_back(host_link_plan(dir));
+    plan.steps.push_back(std::move(p));
+    Step host = base(StepKind::HostLink, "HIP host link");
+    host.argv = {util::self_exe(), "planned", host_link_plan(dir)};
+    host.inputs.push_back(host_link_plan(dir));
+    for (const std::string& arch : archs) {
+        Step s = base(StepKind::DeviceLink, "HIP link " + arch);
+        s.arch = arch;
+        s.argv = {util::self_exe(), "planned", device_link_plan(dir, arch)};
+        s.inputs = {device_link_plan(dir, arch)};
+        s.outputs = {device_link_image(dir, arch)};
+        host.inputs.push_back(s.outputs[0]);
+        plan.steps.push_back(std::move(s));
+        plan.archs.push_back(arch);
+    }
+    host.outputs.push_back(plan.analysis.output);
+    plan.steps.push_back(std::move(host));
+    return plan;
 }
 
 } // namespace
@@ -688,10 +689,13 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
         !e.unreadable.empty())
         return left_alone(std::move(a),
                           "the driver cannot be asked for the link's jobs: " + e.unreadable);
-    if (std::string lib = missing_library(a.command.argv, a.work_dir()); !lib.empty())
-        return left_alone(std::move(a), "-l" + lib +
-                                            " is not there yet: the driver looks for static "
-                                            "device libraries when the link is planned");
+    // The old driver looks for static device libraries when the link is
+    // planned (the new one's wrapper when it runs).
+    std::string missing = missing_library(a.command.argv, a.work_dir());
+    if (!missing.empty())
+        missing = "-l" + missing +
+                  " is not there yet: the driver looks for static device libraries when the "
+                  "link is planned";
     probe::ProbeRequest req{a.command.env, a.command.argv, a.work_dir()};
     util::TempDir scratch("phc-link");
     std::optional<StandInArchives> archives;
@@ -701,27 +705,33 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
             return left_alone(std::move(a), "cannot make a stand-in for a static archive input");
     }
     auto jobs = probe::run_driver_jobs(req);
+    if (!jobs && !missing.empty()) return left_alone(std::move(a), missing);
     if (!jobs) return jobs.error();
     if (archives) archives->restore(jobs->jobs);
     auto wrapper = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), is_wrapper_link);
-    if (inputs == LinkInputs::Planned) {
-        // The driver looked for device libraries now; the link looks when it runs.
-        auto host = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), [&](const auto& job) {
-            return probe::job_word_after(job, "-o") == a.output;
-        });
-        if (std::string why = unknown_library(
-                a, host == jobs->jobs.end() ? std::vector<std::string>{} : *host, built);
-            !why.empty())
-            return left_alone(std::move(a), why);
+    if (wrapper == jobs->jobs.end()) {
+        if (!missing.empty()) return left_alone(std::move(a), missing);
+        if (inputs == LinkInputs::Planned) {
+            // The driver looked for device libraries now; the link looks when it runs.
+            auto host = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), [&](const auto& job) {
+                return probe::job_word_after(job, "-o") == a.output;
+            });
+            if (std::string why = unknown_library(
+                    a, host == jobs->jobs.end() ? std::vector<std::string>{} : *host, built);
+                !why.empty())
+                return left_alone(std::move(a), why);
+        }
+        return make_link_plan(std::move(a), *jobs, find, private_dir);
     }
-    if (wrapper == jobs->jobs.end()) return make_link_plan(std::move(a), *jobs, find, private_dir);
-    if (inputs == LinkInputs::Planned) {
-        if (std::string input = unknown_device_input(a, find); !input.empty())
-            return left_alone(std::move(a), "'" + input +
-                                                "' may hold device code that the new driver's "
-                                                "link extracts, and its compile was not split");
+    if (inputs == LinkInputs::Present || !unknown_device_input(a, find).empty()) {
+        // Device code not all from split objects: decided when the link runs.
+        if (jobs->clang_major > 0 && jobs->clang_major < 20)
+            return left_alone(std::move(a),
+                              "clang-linker-wrapper " + std::to_string(jobs->clang_major) +
+                                  " links the device code in its own process (its LTO)");
+        return deferred_link_plan(std::move(a), *wrapper, private_dir);
     }
-    auto run = dry_run_wrapper(*wrapper, a, find, inputs, scratch);
+    auto run = dry_run_wrapper(*wrapper, a, find, scratch);
     if (!run) return run.error();
     return make_link_plan(std::move(a), *jobs, find, private_dir, &*run);
 }

@@ -11,7 +11,10 @@
 // The new offload driver's link is one clang-linker-wrapper job: its per-
 // architecture device links (read from its --dry-run) become steps, and the
 // wrapper itself, given their images (--override-image), bundles, wraps and
-// links the host code.
+// links the host code. When its inputs are all split objects, the device
+// links read their compiles' bitcode; otherwise (archives, other objects,
+// `-l` libraries, and always in the launcher) a step decides when the link
+// runs which device code each architecture links (wrapper_plan.h).
 #pragma once
 
 #include "compile/analysis.h"
@@ -38,19 +41,14 @@ using FindSplitObject = std::function<const SplitObject*(const std::string&)>;
 struct WrapperRun {
     std::vector<std::vector<std::string>> jobs; ///< its commands, in order
     std::string temp_dir;                       ///< prefix of its temporary files
-    /// Stand-in k (inputs named "phcobj<k>") is this split object's; empty when
-    /// the wrapper read the link's real inputs (LinkInputs::Present).
+    /// Stand-in k (inputs named "phcobj<k>") is this split object's.
     std::vector<const SplitObject*> stand_ins;
-    /// Present inputs: the files the wrapper may extract device code from, and
-    /// the offload packer beside it, which extracts it for the plan's steps.
-    std::vector<std::string> inputs;
-    std::string packer;
 };
 
 /// How a link's inputs are known when it is planned.
 enum class LinkInputs {
     Planned, ///< regen: not built yet; device code only from split objects' steps
-    Present, ///< the launcher: built; the plan reads them, its files in private_dir
+    Present, ///< the launcher: built; its files in private_dir
 };
 
 /// The steps of one link.

@@ -37,6 +37,8 @@ std::string_view step_kind_name(StepKind k) {
         return "preprocess";
     case StepKind::RemoteHost:
         return "remote-host";
+    case StepKind::LinkPlan:
+        return "link-plan";
     }
     return "?";
 }
@@ -61,6 +63,7 @@ std::string_view budget_kind(StepKind k) {
     case StepKind::FatbinObject:
         return "bundle";
     case StepKind::Check:
+    case StepKind::LinkPlan:
         break;
     }
     return "other";

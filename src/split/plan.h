@@ -34,10 +34,12 @@ enum class StepKind {
     Check,        ///< the driver's own whole compile, to compare with (reference_step)
     Preprocess,   ///< compile, distributed: one architecture's bundled device source (local)
     RemoteHost,   ///< compile (--overlap-host on icecc): the preprocessed host source, sent
+    LinkPlan,     ///< link (new driver): which device code each architecture links, decided
+                  ///< once the inputs exist (wrapper_plan.h)
 };
 
 /// "device", "bundle", "host", "unbundle", "device-link", "fatbin", "fatbin-object", "host-link",
-/// "embed", "check", "preprocess", "remote-host".
+/// "embed", "check", "preprocess", "remote-host", "link-plan".
 std::string_view step_kind_name(StepKind k);
 /// The kind of a step as `phc-ninja step --kind` names it (sched/steps.h), by
 /// which its memory is estimated: "device", "host", "bundle", "devlink",

@@ -36,11 +36,11 @@ reason single-arch    "clang++-15 -x hip $ROCM --offload-arch=gfx906 -c k.hip -o
 # (split_identity.sh).
 reason split          "/usr/lib/llvm-19/bin/clang++ -x hip $ROCM $TWO --offload-new-driver -fgpu-rdc -c k.hip -o k.o"
 # RDC links: clang 15's is split; clang 19's fat binary object depends on the
-# host objects' symbols (asked of the driver when the link runs); the new driver's link is planned from its
-# objects (explain: as they are now; none here, so no device code to link).
+# host objects' symbols (asked of the driver when the link runs); the new driver's device inputs
+# are chosen when the link runs (a plan step asks its wrapper then; rdc_archives.sh).
 reason split           "clang++-15 --rocm-path=/usr -fgpu-rdc --hip-link $TWO -B/usr/lib/llvm-15/bin a.o b.o -o app"
 reason split           "/usr/lib/llvm-19/bin/clang++ $ROCM -fgpu-rdc --hip-link $TWO a.o b.o -o app"
-reason link-unmodelled "/usr/lib/llvm-22/bin/clang++ $ROCM -fgpu-rdc --hip-link --offload-new-driver $TWO a.o -o app"
+reason split           "/usr/lib/llvm-22/bin/clang++ $ROCM -fgpu-rdc --hip-link --offload-new-driver $TWO a.o -o app"
 reason new-driver      "/usr/lib/llvm-22/bin/clang++ $ROCM -fgpu-rdc --hip-link -foffload-via-llvm $TWO a.o -o app"
 reason split          "/usr/lib/llvm-22/bin/clang++ -x hip $ROCM -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a --offload-new-driver -c k.hip -o k.o"
 reason split          "/usr/lib/llvm-22/bin/clang++ -x hip $ROCM -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a --offload-new-driver -fgpu-rdc -c k.hip -o k.o"

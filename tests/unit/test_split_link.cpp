@@ -210,38 +210,6 @@ TEST_CASE("link plan: the new driver's device links from the wrapper, then the w
     }
 }
 
-TEST_CASE("link plan: the new driver's link of present inputs extracts their device code") {
-    auto find = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
-    WrapperRun run = wrapper_run({});
-    run.inputs = {"/lib/crt1.o", "objs/phcobj0.o", "phcobj1.o"};
-    run.packer = "/usr/lib/llvm-22/bin/llvm-offload-binary";
-    LinkPlan p = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
-    REQUIRE_MESSAGE(p.split(), p.analysis.decision.text);
-    size_t unbundles = 0;
-    for (const Step& s : p.steps)
-        unbundles += s.kind == StepKind::Unbundle;
-    CHECK(unbundles == 4); // two objects x two architectures, each once
-    const Step* u = find_kind(p, StepKind::Unbundle);
-    REQUIRE(u);
-    CHECK(u->argv == Strings{run.packer, "objs/phcobj0.o",
-                             "--image=file=priv/x1-gfx906.o,triple=amdgcn-amd-amdhsa,arch=gfx906"});
-    const Step* d = find_kind(p, StepKind::DeviceLink);
-    REQUIRE(d);
-    CHECK(d->inputs == Strings{"priv/x1-gfx906.o", "priv/x2-gfx906.o"});
-
-    SUBCASE("two inputs of one name are ambiguous") {
-        run.inputs = {"x/phcobj0.o", "y/phcobj0.o", "phcobj1.o"};
-        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
-        CHECK_FALSE(q.split());
-        CHECK(q.analysis.decision.text.find("two inputs") != std::string::npos);
-    }
-    SUBCASE("device code from an archive is not modelled") {
-        run.inputs = {"libphcobj0.a", "phcobj0.a", "phcobj1.o"};
-        LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, "priv", &run);
-        CHECK_FALSE(q.split());
-    }
-}
-
 TEST_CASE("link plan: a -l the plan cannot resolve as the link will leaves it alone") {
     test::InScratch here("phc-libs");
     for (const char* d : {"inst", "inst2", "prebuilt", "dev/libdevice"})

@@ -1,0 +1,401 @@
+#include "split/wrapper_plan.h"
+
+#include "compile/command.h"
+#include "probe/probe.h"
+#include "split/plan.h"
+#include "util/archive.h"
+#include "util/args.h"
+#include "util/elf.h"
+#include "util/file.h"
+#include "util/hash.h"
+#include "util/subprocess.h"
+#include "util/temp_dir.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <unistd.h>
+
+namespace phc::split {
+
+std::string device_link_plan(const std::string& dir, const std::string& arch) {
+    return dir + "/" + safe_arch(arch) + ".plan";
+}
+
+std::string host_link_plan(const std::string& dir) { return dir + "/link.plan"; }
+
+std::string device_link_image(const std::string& dir, const std::string& arch) {
+    return dir + "/" + safe_arch(arch) + ".img";
+}
+
+namespace {
+
+/// Little-endian unsigned of `n` bytes at `at` (the caller checked the bounds).
+uint64_t le(std::string_view b, size_t at, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; --i)
+        v = v << 8 | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
+    return v;
+}
+
+/// The NUL-ended string at `off` of `bin`, or nullopt when it runs past it.
+std::optional<std::string> c_string(std::string_view bin, uint64_t off) {
+    if (off >= bin.size()) return std::nullopt;
+    size_t end = bin.find('\0', static_cast<size_t>(off));
+    if (end == std::string_view::npos) return std::nullopt;
+    return std::string(bin.substr(static_cast<size_t>(off), end - static_cast<size_t>(off)));
+}
+
+} // namespace
+
+Result<std::vector<OffloadImage>> offload_images(std::string_view s) {
+    std::vector<OffloadImage> out;
+    for (size_t at = 0; at < s.size();) {
+        std::string_view rest = s.substr(at);
+        auto bad = [&](std::string_view what) {
+            return make_error(fmt::format("offload binary at offset {}: {}", at, what));
+        };
+        if (rest.size() < 32 || rest.substr(0, 4) != std::string_view("\x10\xff\x10\xad", 4))
+            return bad("no magic");
+        if (uint64_t version = le(rest, 4, 4); version != 1)
+            return bad(fmt::format("version {} (known: 1)", version));
+        const uint64_t size = le(rest, 8, 8), entry_at = le(rest, 16, 8),
+                       entry_size = le(rest, 24, 8);
+        if (size < 32 || size > rest.size()) return bad("cut short");
+        std::string_view bin = rest.substr(0, static_cast<size_t>(size));
+        if (entry_size < 40 || entry_at > size || entry_size > size - entry_at)
+            return bad("its entry lies outside it");
+        const size_t e = static_cast<size_t>(entry_at);
+        const uint64_t strings = le(bin, e + 8, 8), count = le(bin, e + 16, 8),
+                       image_at = le(bin, e + 24, 8), image_size = le(bin, e + 32, 8);
+        if (strings > size || count > (size - strings) / 16) return bad("its strings lie outside it");
+        if (image_at > size || image_size > size - image_at) return bad("its image lies outside it");
+        OffloadImage img;
+        img.image = bin.substr(static_cast<size_t>(image_at), static_cast<size_t>(image_size));
+        for (uint64_t k = 0; k < count; ++k) {
+            const size_t at_k = static_cast<size_t>(strings + 16 * k);
+            auto key = c_string(bin, le(bin, at_k, 8));
+            auto value = c_string(bin, le(bin, at_k + 8, 8));
+            if (!key || !value) return bad("a string runs past it");
+            if (*key == "triple") img.triple = *value;
+            if (*key == "arch") img.arch = *value;
+        }
+        out.push_back(std::move(img));
+        at += static_cast<size_t>(size);
+    }
+    return out;
+}
+
+namespace {
+
+/// The device code the link's inputs hold, as clang-linker-wrapper names what
+/// it extracts: "<stem>-<triple>-<arch>-<random>.<ext>", the stem that of the
+/// input or archive member (sys::path::stem). Every file the wrapper may read
+/// is a candidate: the job's words that name files, and each archive a `-l`
+/// may name in any -L folder. A name is resolved only when exactly one
+/// candidate of that stem holds exactly one image of that triple and
+/// architecture: when two could, the step cannot know which the wrapper read.
+class DeviceInputs {
+public:
+    explicit DeviceInputs(const std::vector<std::string>& job) {
+        std::vector<std::string> dirs, libs;
+        for (size_t i = 1; i < job.size(); ++i) {
+            const std::string& w = job[i];
+            if (w.starts_with("@")) problem = "the wrapper reads a response file (" + w + ")";
+            if (w.starts_with("--sysroot")) problem = "the link has a sysroot (" + w + ")";
+            if (w.starts_with("--library")) problem = "the link names '" + w + "'";
+            if ((w == "-L" || w == "-l") && i + 1 < job.size()) {
+                (w == "-L" ? dirs : libs).push_back(job[++i]);
+            } else if (w.starts_with("-L")) {
+                dirs.push_back(w.substr(2));
+            } else if (w.starts_with("-l")) {
+                libs.push_back(w.substr(2));
+            } else if (!w.starts_with("-") && util::file_exists(w)) {
+                files_.push_back(w);
+            }
+        }
+        for (const std::string& d : dirs)
+            if (d.starts_with("=")) problem = "a -L folder is under the sysroot (" + d + ")";
+        std::vector<util::FileId> seen;
+        for (const std::string& lib : libs) {
+            const std::string file = lib.starts_with(":") ? lib.substr(1) : "lib" + lib + ".a";
+            for (const std::string& d : dirs) {
+                const std::string path = util::join_path(d, file);
+                if (!util::file_exists(path)) continue;
+                util::FileId id = util::file_id(path);
+                if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
+                seen.push_back(id);
+                files_.push_back(path);
+            }
+        }
+    }
+
+    /// Why the step cannot know every file the wrapper reads, or "".
+    std::string problem;
+
+    /// The one image the wrapper's temporary file `name` holds.
+    Result<std::string_view> find(const std::string& name, const std::string& triple) {
+        std::vector<std::string> where;
+        std::string_view found;
+        std::string unreadable;
+        auto consider = [&](const std::string& what, std::string_view stem,
+                            std::string_view bytes) {
+            const std::string prefix = std::string(stem) + "-" + triple + "-";
+            if (!name.starts_with(prefix)) return;
+            std::string rest = name.substr(prefix.size());
+            if (size_t dot = rest.rfind('.'); dot != std::string::npos) rest.resize(dot);
+            size_t dash = rest.rfind('-');
+            if (dash == std::string::npos) return;
+            const std::string arch = rest.substr(0, dash);
+            auto obj = util::elf::parse(bytes);
+            if (!obj) {
+                unreadable = what + ": " + obj.error().message;
+                return;
+            }
+            int at = obj->find(".llvm.offloading");
+            if (at < 0) return;
+            auto images = offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
+            if (!images) {
+                unreadable = what + ": " + images.error().message;
+                return;
+            }
+            for (const OffloadImage& img : *images)
+                if (img.triple == triple && img.arch == arch) {
+                    where.push_back(what);
+                    found = img.image;
+                }
+        };
+        for (const std::string& file : files_) {
+            auto bytes = load(file);
+            if (!bytes) return bytes.error();
+            if (util::ar::is_archive(**bytes)) {
+                auto members = util::ar::members(**bytes);
+                if (!members) return make_error(file + ": " + members.error().message);
+                for (const util::ar::Member& m : *members)
+                    consider(file + "(" + m.name + ")", stem(m.name), m.data);
+            } else {
+                consider(file, stem(std::string(compile::base_name(file))), **bytes);
+            }
+        }
+        if (!unreadable.empty())
+            return make_error("the wrapper's '" + name + "' may come from " + unreadable);
+        if (where.empty()) return make_error("no input of the link holds the wrapper's '" + name + "'");
+        if (where.size() > 1)
+            return make_error("the wrapper's '" + name + "' may come from " + where[0] + " or " +
+                              where[1]);
+        return found;
+    }
+
+private:
+    static std::string_view stem(std::string_view file) {
+        size_t dot = file.rfind('.');
+        return dot == std::string_view::npos || dot == 0 ? file : file.substr(0, dot);
+    }
+
+    /// A file's bytes, read once.
+    Result<const std::string*> load(const std::string& file) {
+        auto it = bytes_.find(file);
+        if (it == bytes_.end()) {
+            auto read = util::read_file(file);
+            if (!read) return make_error("cannot read " + file + ": " + read.error().message);
+            it = bytes_.emplace(file, std::move(*read)).first;
+        }
+        return &it->second;
+    }
+
+    std::vector<std::string> files_;
+    std::map<std::string, std::string> bytes_;
+};
+
+/// The first value of `prefix` in `job` ("" when none).
+std::string value_of(const std::vector<std::string>& job, std::string_view prefix) {
+    for (size_t i = 1; i < job.size(); ++i)
+        if (job[i].starts_with(prefix)) return job[i].substr(prefix.size());
+    return {};
+}
+
+/// The wrapper links the device code itself, for `why`.
+LinkPlanFiles wrapper_links_all(const std::vector<std::string>& job, size_t archs,
+                                std::string why) {
+    LinkPlanFiles r;
+    r.device.assign(archs, {});
+    r.device_inputs_hash.assign(archs, {});
+    r.host = job;
+    r.why = std::move(why);
+    return r;
+}
+
+Status write_if_changed(const std::string& path, std::string_view content) {
+    const std::string_view pieces[] = {content};
+    if (util::file_holds(path, pieces)) return Ok{};
+    return util::write_file_atomic(path, content);
+}
+
+} // namespace
+
+Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
+                                       const std::vector<std::string>& archs,
+                                       const std::string& dir, std::string_view dry_run,
+                                       const std::string& temp) {
+    auto alone = [&](std::string why) { return wrapper_links_all(job, archs.size(), why); };
+    DeviceInputs inputs(job);
+    if (!inputs.problem.empty()) return alone(inputs.problem);
+    LinkPlanFiles r;
+    r.device.assign(archs.size(), {});
+    r.device_inputs_hash.assign(archs.size(), {});
+    r.host = job;
+    for (const std::string& arch : archs)
+        r.host.push_back("--override-image=hip=" + device_link_image(dir, arch));
+    if (Status made = util::make_dirs(dir + "/x"); !made) return made.error();
+    const std::string output = probe::job_word_after(job, "-o");
+    const std::string prefix = temp + "/";
+    for (const std::vector<std::string>& w : probe::wrapper_jobs(dry_run)) {
+        std::string_view prog = compile::base_name(w[0]);
+        if (prog.starts_with("clang-offload-bundler") || probe::job_word_after(w, "-o") == output)
+            continue; // the host link runs these itself
+        const std::string arch = value_of(w, "-mcpu=");
+        if (arch.empty()) return alone("the wrapper runs '" + std::string(prog) + "'");
+        auto at = std::find(archs.begin(), archs.end(), arch);
+        if (at == archs.end()) return alone("the wrapper links " + arch + ", which the link does not name");
+        const size_t k = static_cast<size_t>(at - archs.begin());
+        if (!r.device[k].empty()) return alone("the wrapper links " + arch + " twice");
+        const std::string triple = value_of(w, "--target=");
+        util::Hasher hash;
+        std::vector<std::string> argv;
+        size_t n = 0;
+        for (size_t i = 0; i < w.size(); ++i) {
+            std::string word = w[i];
+            if (i > 0 && w[i - 1] == "-o") {
+                word = device_link_image(dir, arch);
+            } else if (word.starts_with(prefix)) {
+                const std::string name = word.substr(prefix.size());
+                auto image = inputs.find(name, triple);
+                if (!image) return alone(image.error().message);
+                word = dir + "/x/" + safe_arch(arch) + "-" + std::to_string(n++) + ".o";
+                if (Status st = write_if_changed(word, *image); !st) return st.error();
+                hash.add(word).add(*image);
+            } else if (word.find(temp) != std::string::npos) {
+                return alone("a device link names a temporary file in a form not known ('" + word +
+                             "')");
+            }
+            argv.push_back(std::move(word));
+        }
+        if (n == 0) return alone("the wrapper's device link for " + arch + " reads no extracted file");
+        r.device[k] = std::move(argv);
+        r.device_inputs_hash[k] = hash.hex128();
+    }
+    for (size_t k = 0; k < archs.size(); ++k)
+        if (r.device[k].empty())
+            return alone("the wrapper links no device code for " + archs[k] +
+                         " (clang 19's wrapper links in its own process)");
+    return r;
+}
+
+namespace {
+
+Status write_plans(const LinkPlanFiles& r, const std::vector<std::string>& archs,
+                   const std::string& dir) {
+    for (size_t k = 0; k < archs.size(); ++k) {
+        nlohmann::json j{{"argv", r.device[k]},
+                         {"output", device_link_image(dir, archs[k])},
+                         {"inputs", r.device_inputs_hash[k]},
+                         {"why", r.why}};
+        if (Status st = write_if_changed(device_link_plan(dir, archs[k]), j.dump() + "\n"); !st)
+            return st;
+    }
+    nlohmann::json host{{"argv", r.host}, {"why", r.why}};
+    return write_if_changed(host_link_plan(dir), host.dump() + "\n");
+}
+
+} // namespace
+
+int link_plan_main(int argc, char** argv) {
+    std::string dir, archs_text;
+    util::CommandLine cl{"phc-ninja link-plan",
+                         "--dir DIR --archs A,B,... -- WRAPPER-JOB...",
+                         "(run by the edges of a split new-driver RDC link, once its inputs "
+                         "exist) asks clang-linker-wrapper which device code each architecture "
+                         "links, extracts it into DIR/x and writes DIR's plans.",
+                         {},
+                         {},
+                         true,
+                         true};
+    cl.options = {
+        util::text_option({"--dir"}, "DIR", "the link's private folder", dir),
+        util::text_option({"--archs"}, "A,B,...", "the architectures the link's edges link",
+                          archs_text),
+    };
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    std::vector<std::string> archs = util::split_on(archs_text, ',');
+    archs.erase(std::remove(archs.begin(), archs.end(), std::string()), archs.end());
+    if (dir.empty() || archs.empty() || parsed.positional.empty())
+        return util::usage_error(cl, "--dir, --archs and the wrapper's job are needed");
+    const std::vector<std::string>& job = parsed.positional;
+    util::TempDir scratch("phc-link-plan");
+    if (scratch.path().empty())
+        return print_error(cl.name, make_error("cannot make a temporary folder"));
+    std::vector<std::string> dry = job;
+    dry.push_back("--dry-run");
+    util::SpawnOptions options;
+    options.env = {{"TMPDIR", scratch.path()}};
+    auto ran = util::run_capture(dry, options);
+    if (!ran) return print_error(cl.name, ran.error());
+    Result<LinkPlanFiles> r =
+        ran->exit_code != 0
+            ? wrapper_links_all(job, archs.size(),
+                                fmt::format("its --dry-run failed (exit {})", ran->exit_code))
+            : decide_link_plan(job, archs, dir, ran->err + ran->out, scratch.path());
+    if (!r) return print_error(cl.name, r.error());
+    if (Status st = write_plans(*r, archs, dir); !st) return print_error(cl.name, st.error());
+    if (!r->why.empty())
+        std::fprintf(stderr, "phc-ninja: %s: the wrapper links its device code itself: %s\n",
+                     probe::job_word_after(job, "-o").c_str(), r->why.c_str());
+    return 0;
+}
+
+int planned_main(int argc, char** argv) {
+    util::CommandLine cl{"phc-ninja planned", "PLAN",
+                         "(run by the edges of a split new-driver RDC link) runs the command "
+                         "PLAN names, as `phc-ninja link-plan` wrote it.",
+                         {}, {}, true, false};
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (parsed.positional.size() != 1) return util::usage_error(cl, "one PLAN is needed");
+    const std::string& file = parsed.positional[0];
+    auto text = util::read_regular_file(file, 64u << 20);
+    if (!text) return print_error(cl.name, make_error(file + ": " + text.error().message));
+    std::vector<std::string> run;
+    std::string output;
+    try {
+        nlohmann::json j = nlohmann::json::parse(*text);
+        run = j.at("argv").get<std::vector<std::string>>();
+        output = j.value("output", std::string());
+    } catch (const std::exception& e) {
+        return print_error(cl.name, make_error(file + ": not a plan phc-ninja link-plan wrote (" +
+                                               e.what() + ")"));
+    }
+    if (run.empty()) {
+        // The wrapper links this architecture's device code in the host link.
+        if (output.empty()) return print_error(cl.name, make_error(file + ": names no command"));
+        if (Status st = util::write_file_atomic(output, ""); !st)
+            return print_error(cl.name, st.error());
+        return 0;
+    }
+    std::vector<char*> args;
+    for (std::string& w : run)
+        args.push_back(w.data());
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    print_error(cl.name,
+                make_error(fmt::format("cannot run '{}': {}", run[0], std::strerror(errno))));
+    return 127;
+}
+
+} // namespace phc::split

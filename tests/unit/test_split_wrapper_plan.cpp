@@ -1,0 +1,262 @@
+// The build-time plan of a new-driver RDC link (split/wrapper_plan.h) and the
+// readers it stands on: archives (util/archive.h) and offload binaries, on
+// files made here byte by byte; the wrapper's dry run is given as text.
+#include "elf_builder.h"
+#include "scratch.h"
+#include "split/wrapper_plan.h"
+#include "util/archive.h"
+#include "util/file.h"
+
+#include <algorithm>
+#include <doctest/doctest.h>
+#include <string>
+#include <vector>
+
+using namespace phc;
+using Strings = std::vector<std::string>;
+
+namespace {
+
+/// One offload binary (version `version`) holding `image` for triple and arch.
+std::string offload_binary(const std::string& triple, const std::string& arch,
+                           const std::string& image, uint32_t version = 1) {
+    // header 32, entry 40, two string entries 32, then the strings, then the image
+    std::string strings = std::string(1, '\0') + "triple" + '\0' + triple + '\0' + "arch" + '\0' +
+                          arch + '\0';
+    const uint64_t str_at = 32 + 40 + 32, image_at = str_at + strings.size();
+    std::string b(str_at, '\0');
+    b += strings;
+    b += image;
+    while (b.size() % 8)
+        b += '\0';
+    b.replace(0, 4, "\x10\xff\x10\xad");
+    test::put(b, 4, version, 4);
+    test::put(b, 8, b.size(), 8);
+    test::put(b, 16, 32, 8); // entry offset
+    test::put(b, 24, 40, 8); // entry size
+    test::put(b, 32, 2, 2);  // image kind: bitcode
+    test::put(b, 34, 4, 2);  // offload kind: HIP
+    test::put(b, 40, 72, 8); // string table
+    test::put(b, 48, 2, 8);  // two strings
+    test::put(b, 56, image_at, 8);
+    test::put(b, 64, image.size(), 8);
+    const uint64_t t = str_at + 1, tv = t + 7, a = tv + triple.size() + 1, av = a + 5;
+    test::put(b, 72, t, 8);
+    test::put(b, 80, tv, 8);
+    test::put(b, 88, a, 8);
+    test::put(b, 96, av, 8);
+    return b;
+}
+
+const std::string kTriple = "amdgcn-amd-amdhsa";
+
+/// An object whose .llvm.offloading holds `tag`'s device code for each of `archs`.
+std::string device_object(const std::string& tag, const Strings& archs) {
+    std::string section;
+    for (const std::string& a : archs)
+        section += offload_binary(kTriple, a, "BC:" + tag + ":" + a);
+    return test::object({{".text", "host code"}, {".llvm.offloading", section}});
+}
+
+/// A GNU archive of `members` (name, bytes), with a symbol table and, for
+/// names longer than 15 characters, the long-name table.
+std::string archive(const std::vector<std::pair<std::string, std::string>>& members) {
+    auto header = [](std::string name, size_t size) {
+        std::string h = name;
+        h.resize(16, ' ');
+        h += std::string("0").append(11, ' ') + std::string("0").append(5, ' ') +
+             std::string("0").append(5, ' ') + std::string("644").append(5, ' ');
+        std::string sz = std::to_string(size);
+        sz.resize(10, ' ');
+        return h + sz + "`\n";
+    };
+    auto padded = [](std::string data) {
+        if (data.size() % 2) data += '\n';
+        return data;
+    };
+    std::string out = "!<arch>\n" + header("/", 4) + std::string(4, '\0');
+    std::string long_names;
+    std::vector<std::string> names;
+    for (const auto& [name, data] : members) {
+        if (name.size() > 15) {
+            names.push_back("/" + std::to_string(long_names.size()));
+            long_names += name + "/\n";
+        } else {
+            names.push_back(name + "/");
+        }
+    }
+    if (!long_names.empty()) out += header("//", long_names.size()) + padded(long_names);
+    for (size_t i = 0; i < members.size(); ++i)
+        out += header(names[i], members[i].second.size()) + padded(members[i].second);
+    return out;
+}
+
+/// The wrapper's dry run of a link of app, linking `inputs` (temporary names) for each arch.
+std::string dry_run(const std::string& temp, const std::vector<Strings>& inputs,
+                    const Strings& archs) {
+    std::string text;
+    for (size_t k = 0; k < archs.size(); ++k) {
+        text += " \"/usr/lib/llvm-22/bin/clang\" --no-default-config -o " + temp + "/app.amdgcn." +
+                archs[k] + "-1a2b3c.img -dumpdir app.amdgcn." + archs[k] +
+                ".img. --target=amdgcn-amd-amdhsa -mcpu=" + archs[k] + " -flto -Wl,--no-undefined";
+        for (const std::string& in : inputs[k])
+            text += " " + temp + "/" + in;
+        text += " -flto-partitions=8\n";
+    }
+    text += " \"/usr/lib/llvm-22/bin/clang-offload-bundler\" -type=o -output=" + temp +
+            "/app-1.hipfb\n";
+    text += " \"/usr/bin/ld\" -o app " + temp + "/app.hip.image.wrapper-1.o a.o libx.a\n";
+    return text;
+}
+
+const Strings kArchs = {"gfx906", "gfx90a"};
+const Strings kJob = {"/usr/lib/llvm-22/bin/clang-linker-wrapper", "--should-extract=gfx906",
+                      "--should-extract=gfx90a", "-o", "app", "a.o", "libx.a", "-L", "lib",
+                      "-ly"};
+
+} // namespace
+
+TEST_CASE("archive: members by name, long names and BSD names; tables left out") {
+    const std::string a =
+        archive({{"b.o", "BBBB"}, {"a_rather_long_member_name.hip.o", "LONG1"}, {"c.o", "C"}});
+    auto m = util::ar::members(a);
+    REQUIRE_MESSAGE(m, m.error().message);
+    REQUIRE(m->size() == 3);
+    CHECK((*m)[0].name == "b.o");
+    CHECK((*m)[0].data == "BBBB");
+    CHECK((*m)[1].name == "a_rather_long_member_name.hip.o");
+    CHECK((*m)[1].data == "LONG1"); // odd size: the padding is not its data
+    CHECK((*m)[2].data == "C");
+    std::string bsd = "!<arch>\n#1/8            0           0     0     644     12        `\n";
+    bsd += std::string("long.o\0\0", 8) + "DATA";
+    auto b = util::ar::members(bsd);
+    REQUIRE_MESSAGE(b, b.error().message);
+    CHECK((*b)[0].name == "long.o");
+    CHECK((*b)[0].data == "DATA");
+    CHECK(util::ar::is_archive("!<thin>\nrest"));
+    CHECK_FALSE(util::ar::members("!<thin>\nrest"));
+    CHECK_FALSE(util::ar::members("not an archive"));
+    for (size_t cut = 9; cut < a.size(); cut += 7) // cut anywhere: an error or fewer members
+        if (auto r = util::ar::members(a.substr(0, cut)); r)
+            CHECK(r->size() < 3);
+}
+
+TEST_CASE("offload images: each binary's triple, arch and image; other versions refused") {
+    std::string s = offload_binary(kTriple, "gfx906", "IMAGE-1") +
+                    offload_binary(kTriple, "gfx90a", "IMAGE-two");
+    auto images = split::offload_images(s);
+    REQUIRE_MESSAGE(images, images.error().message);
+    REQUIRE(images->size() == 2);
+    CHECK((*images)[0].triple == kTriple);
+    CHECK((*images)[0].arch == "gfx906");
+    CHECK((*images)[0].image == "IMAGE-1");
+    CHECK((*images)[1].arch == "gfx90a");
+    CHECK((*images)[1].image == "IMAGE-two");
+    auto v2 = split::offload_images(offload_binary(kTriple, "gfx906", "X", 2));
+    REQUIRE_FALSE(v2);
+    CHECK(v2.error().message.find("version 2") != std::string::npos);
+    for (size_t cut = 1; cut < s.size(); cut += 5) {
+        auto r = split::offload_images(s.substr(0, cut));
+        CHECK((!r || r->size() < 2));
+    }
+    std::string bad = s;
+    test::put(bad, 56, 1u << 30, 8); // the image offset past the end
+    CHECK_FALSE(split::offload_images(bad));
+}
+
+TEST_CASE("link plan at build time: each architecture's device inputs, extracted, and the host "
+          "link given their images") {
+    test::InScratch here("phc-wplan");
+    REQUIRE(util::make_dirs("lib"));
+    REQUIRE(util::write_file_atomic("a.o", device_object("a", kArchs)));
+    REQUIRE(util::write_file_atomic(
+        "libx.a", archive({{"b.hip.o", device_object("b", kArchs)},
+                           {"plain.o", test::object({{".text", "no device code"}})}})));
+    REQUIRE(util::write_file_atomic("lib/liby.a",
+                                    archive({{"y.o", device_object("y", {"gfx906"})}})));
+    const std::string temp = "/tmp/phc-link-plan-T";
+    std::vector<Strings> inputs = {
+        {"a-amdgcn-amd-amdhsa-gfx906-111111.o", "b.hip-amdgcn-amd-amdhsa-gfx906-222222.o",
+         "y-amdgcn-amd-amdhsa-gfx906-333333.o"},
+        {"a-amdgcn-amd-amdhsa-gfx90a-444444.o", "b.hip-amdgcn-amd-amdhsa-gfx90a-555555.o"}};
+    auto r = split::decide_link_plan(kJob, kArchs, "app.phc", dry_run(temp, inputs, kArchs), temp);
+    REQUIRE_MESSAGE(r, r.error().message);
+    REQUIRE_MESSAGE(r->why.empty(), r->why);
+    REQUIRE(r->device.size() == 2);
+    const Strings& d = r->device[0];
+    auto has = [](const Strings& argv, const std::string& w) {
+        return std::find(argv.begin(), argv.end(), w) != argv.end();
+    };
+    CHECK(has(d, "app.phc/gfx906.img"));
+    CHECK(has(d, "-mcpu=gfx906"));
+    for (const std::string& w : d)
+        CHECK(w.find(temp) == std::string::npos);
+    CHECK(has(d, "app.phc/x/gfx906-0.o"));
+    CHECK(util::read_file("app.phc/x/gfx906-0.o").value() == "BC:a:gfx906");
+    CHECK(util::read_file("app.phc/x/gfx906-1.o").value() == "BC:b:gfx906");
+    CHECK(util::read_file("app.phc/x/gfx906-2.o").value() == "BC:y:gfx906");
+    CHECK(util::read_file("app.phc/x/gfx90a-1.o").value() == "BC:b:gfx90a");
+    CHECK(r->device[1].size() == d.size() - 1);
+    CHECK(r->host.size() == kJob.size() + 2);
+    CHECK(r->host.back() == "--override-image=hip=app.phc/gfx90a.img");
+    CHECK(r->device_inputs_hash[0] != r->device_inputs_hash[1]);
+
+    SUBCASE("the same inputs give the same plan; new device code changes only its architecture") {
+        auto again =
+            split::decide_link_plan(kJob, kArchs, "app.phc", dry_run(temp, inputs, kArchs), temp);
+        REQUIRE(again);
+        CHECK(again->device == r->device);
+        CHECK(again->device_inputs_hash == r->device_inputs_hash);
+        REQUIRE(util::write_file_atomic("lib/liby.a",
+                                        archive({{"y.o", device_object("y2", {"gfx906"})}})));
+        auto changed =
+            split::decide_link_plan(kJob, kArchs, "app.phc", dry_run(temp, inputs, kArchs), temp);
+        REQUIRE(changed);
+        CHECK(changed->device_inputs_hash[0] != r->device_inputs_hash[0]);
+        CHECK(changed->device_inputs_hash[1] == r->device_inputs_hash[1]);
+    }
+    // What the step cannot know leaves the device code to the wrapper: no
+    // device link runs, and the host link is the driver's own job.
+    auto alone = [&](const Strings& job, const std::vector<Strings>& ins, const Strings& archs,
+                     const std::string& text = {}) {
+        auto q = split::decide_link_plan(
+            job, archs, "app.phc", text.empty() ? dry_run(temp, ins, archs) : text, temp);
+        REQUIRE_MESSAGE(q, q.error().message);
+        for (const Strings& dev : q->device)
+            CHECK(dev.empty());
+        CHECK(q->host == job);
+        return q->why;
+    };
+    SUBCASE("two inputs may hold a name: left to the wrapper") {
+        REQUIRE(util::write_file_atomic("liby.a",
+                                        archive({{"y.o", device_object("other", {"gfx906"})}})));
+        Strings job = kJob;
+        job.insert(job.end(), {"-L", "."});
+        CHECK(alone(job, inputs, kArchs).find("may come from") != std::string::npos);
+    }
+    SUBCASE("a name no input holds") {
+        std::vector<Strings> ins = inputs;
+        ins[1].push_back("zz-amdgcn-amd-amdhsa-gfx90a-666666.o");
+        CHECK(alone(kJob, ins, kArchs).find("no input of the link holds") != std::string::npos);
+    }
+    SUBCASE("an architecture the wrapper does not link (clang 19 links in its own process)") {
+        std::string text = dry_run(temp, {inputs[0]}, {"gfx906"});
+        CHECK(alone(kJob, inputs, kArchs, text).find("no device code for gfx90a") !=
+              std::string::npos);
+    }
+    SUBCASE("an architecture the link does not name") {
+        CHECK(alone(kJob, inputs, {"gfx906", "gfx1030"}, dry_run(temp, inputs, kArchs))
+                  .find("gfx90a, which the link does not") != std::string::npos);
+    }
+    SUBCASE("a response file or a sysroot") {
+        Strings job = kJob;
+        job.push_back("@more.rsp");
+        CHECK(alone(job, inputs, kArchs).find("response file") != std::string::npos);
+        job.back() = "-L=/usr/lib";
+        CHECK(alone(job, inputs, kArchs).find("sysroot") != std::string::npos);
+    }
+    SUBCASE("an input of that name the step cannot read") {
+        REQUIRE(util::write_file_atomic("libx.a", archive({{"b.hip.o", "not ELF at all"}})));
+        CHECK(alone(kJob, inputs, kArchs).find("b.hip.o") != std::string::npos);
+    }
+}
