@@ -110,7 +110,9 @@ public:
             if (w.starts_with("@")) problem = "the wrapper reads a response file (" + w + ")";
             if (w.starts_with("--sysroot")) problem = "the link has a sysroot (" + w + ")";
             if (w.starts_with("--library")) problem = "the link names '" + w + "'";
-            if ((w == "-L" || w == "-l") && i + 1 < job.size()) {
+            if (w == "-o") {
+                ++i; // the program, not an input
+            } else if ((w == "-L" || w == "-l") && i + 1 < job.size()) {
                 (w == "-L" ? dirs : libs).push_back(job[++i]);
             } else if (w.starts_with("-L")) {
                 dirs.push_back(w.substr(2));
@@ -172,6 +174,10 @@ public:
                 }
         };
         for (const std::string& file : files_) {
+            // Only archives and files of a matching stem are read.
+            const std::string_view base_stem = stem(compile::base_name(file));
+            const bool named = name.starts_with(std::string(base_stem) + "-" + triple + "-");
+            if (!named && !starts_as_archive(file)) continue;
             auto bytes = load(file);
             if (!bytes) return bytes.error();
             if (util::ar::is_archive(**bytes)) {
@@ -180,7 +186,7 @@ public:
                 for (const util::ar::Member& m : *members)
                     consider(file + "(" + m.name + ")", stem(m.name), m.data);
             } else {
-                consider(file, stem(std::string(compile::base_name(file))), **bytes);
+                consider(file, base_stem, **bytes);
             }
         }
         if (!unreadable.empty())
@@ -196,6 +202,17 @@ private:
     static std::string_view stem(std::string_view file) {
         size_t dot = file.rfind('.');
         return dot == std::string_view::npos || dot == 0 ? file : file.substr(0, dot);
+    }
+
+    /// Whether `file` starts with an archive's magic (its first 8 bytes read, once).
+    bool starts_as_archive(const std::string& file) {
+        if (auto it = bytes_.find(file); it != bytes_.end()) return util::ar::is_archive(it->second);
+        char head[8] = {};
+        std::FILE* f = std::fopen(file.c_str(), "rb");
+        if (!f) return false;
+        const size_t n = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+        return util::ar::is_archive(std::string_view(head, n));
     }
 
     /// A file's bytes, read once.

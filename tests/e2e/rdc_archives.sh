@@ -134,3 +134,68 @@ for a in gfx906 gfx90a; do
 done
 cmp -s "$dir/ref" app || fail "the launcher's app differs from the driver's link"
 pass "phc-launch splits the archive link under make -j4; identical"
+
+# CMake: an RDC static library and an executable (clang-15, the old driver,
+# three architectures). clang 15's driver takes device code from a static
+# library only through -l (a positional libdev.a gives it none: its own link
+# fails), so the program names it -ldev. The driver picks the archive for a
+# -l when it plans the link, and this one the build makes: regen leaves the
+# link alone, saying so; the build is the driver's. Through phc-launch on
+# the link (CMake's Makefile generator, RULE_LAUNCH_LINK, make -j4) the
+# archive exists: split, identical to the driver's own link of the same files.
+cm=$dir/cmake
+mkdir -p "$cm/src"
+cat >"$cm/src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.21)
+project(rdc_archive LANGUAGES HIP)
+add_library(dev STATIC helper.hip kern.hip)
+target_compile_options(dev PRIVATE -fgpu-rdc)
+add_executable(app main.hip)
+target_compile_options(app PRIVATE -fgpu-rdc)
+add_dependencies(app dev)
+target_link_libraries(app PRIVATE -L${CMAKE_BINARY_DIR} -ldev)
+target_link_options(app PRIVATE -fgpu-rdc --hip-link -B/usr/lib/llvm-15/bin)
+if(PHC_LAUNCH)
+  set_property(GLOBAL PROPERTY RULE_LAUNCH_LINK "${PHC_LAUNCH}")
+endif()
+CM
+printf '#include <hip/hip_runtime.h>\n__device__ int helper(int x) { return x + 7; }\n' >"$cm/src/helper.hip"
+cat >"$cm/src/kern.hip" <<'K'
+#include <hip/hip_runtime.h>
+extern __device__ int helper(int);
+__global__ void kern(int* p) { p[threadIdx.x] = helper(p[threadIdx.x]); }
+K
+cat >"$cm/src/main.hip" <<'K'
+#include <hip/hip_runtime.h>
+extern __device__ int helper(int);
+__global__ void kern(int* p);
+__global__ void own(int* p) { p[0] = helper(1); }
+int main() { kern<<<1, 1>>>(nullptr); own<<<1, 1>>>(nullptr); return 0; }
+K
+cb=$cm/build
+cmake -S "$cm/src" -B "$cb" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
+  -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030" >/dev/null ||
+  fail "cmake configure failed"
+"$PHC" regen -C "$cb" >"$cm/regen.out" || fail "regen failed: $(cat "$cm/regen.out")"
+"$PHC" regen -C "$cb" --dry-run --explain >"$cm/explain.out" 2>&1 || fail "regen --explain failed"
+grep -Eq "app +link-unmodelled: -ldev (is not there yet|may name .*libdev.a, which the build makes)" "$cm/explain.out" ||
+  fail "the link is not left alone for the -l archive the build makes: $(cat "$cm/explain.out")"
+ninja -C "$cb" >"$cm/ninja.out" 2>&1 || fail "CMake build failed: $(cat "$cm/ninja.out")"
+cmd=$(ninja -C "$cb" -f build.ninja.cmake -t commands app | tail -n 1)
+(cd "$cb" && eval "${cmd/-o app/-o $cm/ref_app}") >/dev/null 2>&1 || fail "the driver's link failed: $cmd"
+cmp -s "$cm/ref_app" "$cb/app" || fail "CMake's app differs from the driver's link of the same files"
+expect_no_work "$cb" "after the CMake build"
+pass "CMake: a -l RDC static library the build makes leaves the link alone, saying why; the program is the driver's"
+
+mb=$cm/make
+cmake -S "$cm/src" -B "$mb" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
+  -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030" \
+  -DPHC_LAUNCH="$(dirname "$PHC")/phc-launch" >/dev/null || fail "cmake configure (make) failed"
+PHC_NINJA_TRACE=$mb/trace.log make -C "$mb" -j4 >"$mb/make.out" 2>&1 || fail "make -j4 failed: $(cat "$mb/make.out")"
+for a in gfx906 gfx90a gfx1030; do
+  grep -q "app::link $a" "$mb/trace.log" || fail "no launcher device link for $a: $(cat "$mb/trace.log")"
+done
+link=$(sed "s|^$(dirname "$PHC")/phc-launch ||" "$mb/CMakeFiles/app.dir/link.txt")
+(cd "$mb" && eval "${link/-o app/-o $cm/ref_make}") >/dev/null 2>&1 || fail "the driver's link (make) failed: $link"
+cmp -s "$cm/ref_make" "$mb/app" || fail "the launcher's app differs from the driver's link of the same files"
+pass "CMake's Makefile generator with phc-launch on the link, make -j4: split, identical"
