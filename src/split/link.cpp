@@ -597,17 +597,18 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
     return run;
 }
 
-/// The new driver's link whose device code is decided when the link runs
-/// (wrapper_plan.h): the plan step, one device link per architecture and the
-/// host link, each running what the plan step wrote.
-LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::string>& wrapper,
-                            const std::string& private_dir) {
+/// A link whose device inputs are decided when it runs (wrapper_plan.h): the
+/// plan step, one device link per architecture and the host link, each
+/// running what the plan step wrote. `job` is the wrapper's job, or with
+/// `driver` the old driver's link command.
+LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::string>& job,
+                            const std::string& private_dir, bool driver) {
     std::vector<std::string> archs;
-    for (const std::string& w : wrapper)
-        if (w.starts_with("--should-extract=")) archs.push_back(w.substr(17));
+    for (const std::string& w : job)
+        if (!driver && w.starts_with("--should-extract=")) archs.push_back(w.substr(17));
     if (archs.empty()) archs = a.archs;
     for (const std::string& arch : archs)
-        if (arch.find(':') != std::string::npos)
+        if (!driver && arch.find(':') != std::string::npos)
             return left_alone(std::move(a), "the wrapper names the images it is given by "
                                             "processor alone, not by target ID ('" +
                                                 arch + "')");
@@ -627,8 +628,10 @@ LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::stri
     for (const std::string& arch : archs)
         joined += (joined.empty() ? "" : ",") + arch;
     Step p = base(StepKind::LinkPlan, "HIP link plan");
-    p.argv = {util::self_exe(), "link-plan", "--dir", dir, "--archs", joined, "--"};
-    p.argv.insert(p.argv.end(), wrapper.begin(), wrapper.end());
+    p.argv = {util::self_exe(), "link-plan"};
+    if (driver) p.argv.push_back("--driver");
+    p.argv.insert(p.argv.end(), {"--dir", dir, "--archs", joined, "--"});
+    p.argv.insert(p.argv.end(), job.begin(), job.end());
     for (const compile::ParsedArg& arg : plan.analysis.args)
         if (arg.input) p.inputs.push_back(arg.value);
     for (const std::string& arch : archs)
@@ -643,7 +646,7 @@ LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::stri
         s.arch = arch;
         s.argv = {util::self_exe(), "planned", device_link_plan(dir, arch)};
         s.inputs = {device_link_plan(dir, arch)};
-        s.outputs = {device_link_image(dir, arch)};
+        s.outputs = {driver ? driver_device_link_output(dir, arch) : device_link_image(dir, arch)};
         host.inputs.push_back(s.outputs[0]);
         plan.steps.push_back(std::move(s));
         plan.archs.push_back(arch);
@@ -710,16 +713,27 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
     if (archives) archives->restore(jobs->jobs);
     auto wrapper = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), is_wrapper_link);
     if (wrapper == jobs->jobs.end()) {
-        if (!missing.empty()) return left_alone(std::move(a), missing);
-        if (inputs == LinkInputs::Planned) {
-            // The driver looked for device libraries now; the link looks when it runs.
+        if (inputs == LinkInputs::Present) {
+            if (!missing.empty()) return left_alone(std::move(a), missing);
+            return make_link_plan(std::move(a), *jobs, find, private_dir);
+        }
+        // The driver looked for device libraries now; the link looks when it
+        // runs. When that may find others, the link is planned when it runs.
+        std::string why = missing;
+        if (why.empty()) {
             auto host = std::find_if(jobs->jobs.begin(), jobs->jobs.end(), [&](const auto& job) {
                 return probe::job_word_after(job, "-o") == a.output;
             });
-            if (std::string why = unknown_library(
-                    a, host == jobs->jobs.end() ? std::vector<std::string>{} : *host, built);
-                !why.empty())
-                return left_alone(std::move(a), why);
+            why = unknown_library(a, host == jobs->jobs.end() ? std::vector<std::string>{} : *host,
+                                  built);
+        }
+        if (!why.empty()) {
+            // Only a plan of the old driver's jobs can run then.
+            LinkPlan now = make_link_plan(a, *jobs, find, private_dir);
+            if (now.analysis.decision.reason == compile::Reason::LinkUnmodelled)
+                return left_alone(std::move(a), now.analysis.decision.text);
+            const std::vector<std::string> link = a.command.argv;
+            return deferred_link_plan(std::move(a), link, private_dir, true);
         }
         return make_link_plan(std::move(a), *jobs, find, private_dir);
     }
@@ -729,7 +743,7 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
             return left_alone(std::move(a),
                               "clang-linker-wrapper " + std::to_string(jobs->clang_major) +
                                   " links the device code in its own process (its LTO)");
-        return deferred_link_plan(std::move(a), *wrapper, private_dir);
+        return deferred_link_plan(std::move(a), *wrapper, private_dir, false);
     }
     auto run = dry_run_wrapper(*wrapper, a, find, scratch);
     if (!run) return run.error();

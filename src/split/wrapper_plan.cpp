@@ -1,7 +1,9 @@
 #include "split/wrapper_plan.h"
 
 #include "compile/command.h"
+#include "compile/shell.h"
 #include "probe/probe.h"
+#include "split/link.h"
 #include "split/plan.h"
 #include "util/archive.h"
 #include "util/args.h"
@@ -20,6 +22,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace phc::split {
@@ -32,6 +35,10 @@ std::string host_link_plan(const std::string& dir) { return dir + "/link.plan"; 
 
 std::string device_link_image(const std::string& dir, const std::string& arch) {
     return dir + "/" + safe_arch(arch) + ".img";
+}
+
+std::string driver_device_link_output(const std::string& dir, const std::string& arch) {
+    return dir + "/" + safe_arch(arch) + ".out";
 }
 
 namespace {
@@ -243,7 +250,7 @@ LinkPlanFiles wrapper_links_all(const std::vector<std::string>& job, size_t arch
     LinkPlanFiles r;
     r.device.assign(archs, {});
     r.device_inputs_hash.assign(archs, {});
-    r.host = job;
+    r.host = {job};
     r.why = std::move(why);
     return r;
 }
@@ -266,9 +273,9 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
     LinkPlanFiles r;
     r.device.assign(archs.size(), {});
     r.device_inputs_hash.assign(archs.size(), {});
-    r.host = job;
+    r.host = {job};
     for (const std::string& arch : archs)
-        r.host.push_back("--override-image=hip=" + device_link_image(dir, arch));
+        r.host[0].push_back("--override-image=hip=" + device_link_image(dir, arch));
     if (Status made = util::make_dirs(dir + "/x"); !made) return made.error();
     const std::string output = probe::job_word_after(job, "-o");
     const std::string prefix = temp + "/";
@@ -317,33 +324,130 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
 namespace {
 
 Status write_plans(const LinkPlanFiles& r, const std::vector<std::string>& archs,
-                   const std::string& dir) {
+                   const std::string& dir, bool driver) {
+    auto output_of = [&](const std::string& arch) {
+        return driver ? driver_device_link_output(dir, arch) : device_link_image(dir, arch);
+    };
     for (size_t k = 0; k < archs.size(); ++k) {
-        nlohmann::json j{{"argv", r.device[k]},
-                         {"output", device_link_image(dir, archs[k])},
+        nlohmann::json j{{"commands", r.device[k].empty() ? nlohmann::json::array()
+                                                          : nlohmann::json::array({r.device[k]})},
+                         {"output", output_of(archs[k])},
                          {"inputs", r.device_inputs_hash[k]},
                          {"why", r.why}};
         if (Status st = write_if_changed(device_link_plan(dir, archs[k]), j.dump() + "\n"); !st)
             return st;
     }
-    nlohmann::json host{{"argv", r.host}, {"why", r.why}};
+    nlohmann::json host{{"commands", r.host}, {"why", r.why}};
     return write_if_changed(host_link_plan(dir), host.dump() + "\n");
+}
+
+} // namespace
+
+Result<LinkPlanFiles> decide_driver_plan(const LinkPlan& p, const std::vector<std::string>& link,
+                                         const std::vector<std::string>& archs,
+                                         const std::string& dir) {
+    auto alone = [&](std::string why) { return wrapper_links_all(link, archs.size(), why); };
+    if (!p.split()) return alone(p.analysis.decision.text);
+    LinkPlanFiles r;
+    r.device.assign(archs.size(), {});
+    r.device_inputs_hash.assign(archs.size(), {});
+    for (const Step& s : p.steps) {
+        switch (s.kind) {
+        case StepKind::Unbundle: {
+            // Cheap, and what the device links read: run now.
+            auto ran = util::run_capture(s.argv, s.cwd);
+            if (!ran) return ran.error();
+            if (ran->exit_code != 0)
+                return alone(fmt::format("unbundling {} failed (exit {})",
+                                         s.inputs.empty() ? "an input" : s.inputs[0],
+                                         ran->exit_code));
+            break;
+        }
+        case StepKind::DeviceLink: {
+            auto at = std::find(archs.begin(), archs.end(), s.arch);
+            if (at == archs.end())
+                return alone("the driver links " + s.arch + ", which the link's edges do not");
+            const size_t k = static_cast<size_t>(at - archs.begin());
+            if (!r.device[k].empty()) return alone("the driver links " + s.arch + " twice");
+            if (s.outputs != std::vector<std::string>{driver_device_link_output(dir, s.arch)})
+                return alone("the device link for " + s.arch + " writes another file");
+            util::Hasher hash;
+            for (const std::string& in : s.inputs) {
+                auto bytes = util::read_file(util::join_path(s.cwd, in));
+                if (!bytes) return make_error("cannot read " + in + ": " + bytes.error().message);
+                hash.add(in).add(*bytes);
+            }
+            r.device[k] = s.argv;
+            r.device_inputs_hash[k] = hash.hex128();
+            break;
+        }
+        case StepKind::Fatbin:
+        case StepKind::FatbinObject:
+        case StepKind::HostLink:
+            r.host.push_back(s.argv);
+            break;
+        default:
+            return alone("the driver's link runs a '" + std::string(step_kind_name(s.kind)) +
+                         "' step");
+        }
+    }
+    for (size_t k = 0; k < archs.size(); ++k)
+        if (r.device[k].empty()) return alone("the driver links no device code for " + archs[k]);
+    return r;
+}
+
+namespace {
+
+/// --driver: the old driver's link `link`, planned from its `-###` now.
+Result<LinkPlanFiles> plan_driver_link(const std::vector<std::string>& link,
+                                       const std::vector<std::string>& archs,
+                                       const std::string& dir) {
+    compile::LinkAnalysis a = compile::analyze_link_string(compile::join_command(link), {});
+    if (!a.decision.split()) return wrapper_links_all(link, archs.size(), a.decision.text);
+    auto jobs = probe::run_driver_jobs(probe::ProbeRequest{{}, link, "."});
+    if (!jobs)
+        return wrapper_links_all(link, archs.size(),
+                                 "the driver's -### failed: " + jobs.error().message);
+    auto none = [](const std::string&) -> const SplitObject* { return nullptr; };
+    LinkPlan p = make_link_plan(std::move(a), *jobs, none, dir);
+    return decide_driver_plan(p, link, archs, dir);
+}
+
+/// The wrapper's job, planned from its --dry-run now.
+Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
+                                        const std::vector<std::string>& archs,
+                                        const std::string& dir) {
+    util::TempDir scratch("phc-link-plan");
+    if (scratch.path().empty()) return make_error("cannot make a temporary folder");
+    std::vector<std::string> dry = job;
+    dry.push_back("--dry-run");
+    util::SpawnOptions options;
+    options.env = {{"TMPDIR", scratch.path()}};
+    auto ran = util::run_capture(dry, options);
+    if (!ran) return ran.error();
+    if (ran->exit_code != 0)
+        return wrapper_links_all(job, archs.size(),
+                                 fmt::format("its --dry-run failed (exit {})", ran->exit_code));
+    return decide_link_plan(job, archs, dir, ran->err + ran->out, scratch.path());
 }
 
 } // namespace
 
 int link_plan_main(int argc, char** argv) {
     std::string dir, archs_text;
+    bool driver = false;
     util::CommandLine cl{"phc-ninja link-plan",
-                         "--dir DIR --archs A,B,... -- WRAPPER-JOB...",
-                         "(run by the edges of a split new-driver RDC link, once its inputs "
-                         "exist) asks clang-linker-wrapper which device code each architecture "
-                         "links, extracts it into DIR/x and writes DIR's plans.",
+                         "[--driver] --dir DIR --archs A,B,... -- JOB...",
+                         "(run by the edges of a split RDC link, once its inputs exist) decides "
+                         "which device code each architecture links, as clang-linker-wrapper "
+                         "(JOB, its job) or, with --driver, the old driver (JOB, the link "
+                         "command) would, and writes DIR's plans.",
                          {},
                          {},
                          true,
                          true};
     cl.options = {
+        util::flag_option({"--driver"}, "JOB is the old driver's link command", driver),
         util::text_option({"--dir"}, "DIR", "the link's private folder", dir),
         util::text_option({"--archs"}, "A,B,...", "the architectures the link's edges link",
                           archs_text),
@@ -353,34 +457,44 @@ int link_plan_main(int argc, char** argv) {
     std::vector<std::string> archs = util::split_on(archs_text, ',');
     archs.erase(std::remove(archs.begin(), archs.end(), std::string()), archs.end());
     if (dir.empty() || archs.empty() || parsed.positional.empty())
-        return util::usage_error(cl, "--dir, --archs and the wrapper's job are needed");
+        return util::usage_error(cl, "--dir, --archs and the job are needed");
     const std::vector<std::string>& job = parsed.positional;
-    util::TempDir scratch("phc-link-plan");
-    if (scratch.path().empty())
-        return print_error(cl.name, make_error("cannot make a temporary folder"));
-    std::vector<std::string> dry = job;
-    dry.push_back("--dry-run");
-    util::SpawnOptions options;
-    options.env = {{"TMPDIR", scratch.path()}};
-    auto ran = util::run_capture(dry, options);
-    if (!ran) return print_error(cl.name, ran.error());
+    if (Status made = util::make_dirs(dir); !made) return print_error(cl.name, made.error());
     Result<LinkPlanFiles> r =
-        ran->exit_code != 0
-            ? wrapper_links_all(job, archs.size(),
-                                fmt::format("its --dry-run failed (exit {})", ran->exit_code))
-            : decide_link_plan(job, archs, dir, ran->err + ran->out, scratch.path());
+        driver ? plan_driver_link(job, archs, dir) : plan_wrapper_link(job, archs, dir);
     if (!r) return print_error(cl.name, r.error());
-    if (Status st = write_plans(*r, archs, dir); !st) return print_error(cl.name, st.error());
+    if (Status st = write_plans(*r, archs, dir, driver); !st)
+        return print_error(cl.name, st.error());
     if (!r->why.empty())
-        std::fprintf(stderr, "phc-ninja: %s: the wrapper links its device code itself: %s\n",
-                     probe::job_word_after(job, "-o").c_str(), r->why.c_str());
+        std::fprintf(stderr, "phc-ninja: %s: the %s links its device code itself: %s\n",
+                     probe::job_word_after(job, "-o").c_str(), driver ? "driver" : "wrapper",
+                     r->why.c_str());
     return 0;
 }
 
+namespace {
+
+/// Runs `argv` to its end; its exit status (127 when it cannot start).
+int run_to_end(const std::vector<std::string>& argv) {
+    util::SpawnOptions options;
+    options.inherit_stdio = true;
+    auto child = util::spawn(argv, options);
+    if (!child) {
+        print_error("phc-ninja planned", child.error());
+        return 127;
+    }
+    int status = 0;
+    while (::waitpid(child->pid, &status, 0) < 0)
+        if (errno != EINTR) return 127;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+} // namespace
+
 int planned_main(int argc, char** argv) {
     util::CommandLine cl{"phc-ninja planned", "PLAN",
-                         "(run by the edges of a split new-driver RDC link) runs the command "
-                         "PLAN names, as `phc-ninja link-plan` wrote it.",
+                         "(run by the edges of a split RDC link) runs the commands PLAN names, "
+                         "in order, as `phc-ninja link-plan` wrote it.",
                          {}, {}, true, false};
     util::Parsed parsed;
     if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
@@ -388,30 +502,34 @@ int planned_main(int argc, char** argv) {
     const std::string& file = parsed.positional[0];
     auto text = util::read_regular_file(file, 64u << 20);
     if (!text) return print_error(cl.name, make_error(file + ": " + text.error().message));
-    std::vector<std::string> run;
+    std::vector<std::vector<std::string>> commands;
     std::string output;
     try {
         nlohmann::json j = nlohmann::json::parse(*text);
-        run = j.at("argv").get<std::vector<std::string>>();
+        commands = j.at("commands").get<std::vector<std::vector<std::string>>>();
         output = j.value("output", std::string());
     } catch (const std::exception& e) {
         return print_error(cl.name, make_error(file + ": not a plan phc-ninja link-plan wrote (" +
                                                e.what() + ")"));
     }
-    if (run.empty()) {
-        // The wrapper links this architecture's device code in the host link.
+    for (const auto& c : commands)
+        if (c.empty()) return print_error(cl.name, make_error(file + ": an empty command"));
+    if (commands.empty()) {
+        // The wrapper (the driver) links this architecture's device code in the host link.
         if (output.empty()) return print_error(cl.name, make_error(file + ": names no command"));
         if (Status st = util::write_file_atomic(output, ""); !st)
             return print_error(cl.name, st.error());
         return 0;
     }
+    for (size_t i = 0; i + 1 < commands.size(); ++i)
+        if (int rc = run_to_end(commands[i]); rc != 0) return rc;
     std::vector<char*> args;
-    for (std::string& w : run)
+    for (std::string& w : commands.back())
         args.push_back(w.data());
     args.push_back(nullptr);
     ::execvp(args[0], args.data());
-    print_error(cl.name,
-                make_error(fmt::format("cannot run '{}': {}", run[0], std::strerror(errno))));
+    print_error(cl.name, make_error(fmt::format("cannot run '{}': {}", commands.back()[0],
+                                                std::strerror(errno))));
     return 127;
 }
 

@@ -18,6 +18,13 @@
 // architecture it does not link, its dry run failing) leaves that link's
 // device code to the wrapper: the device link plans run nothing and the host
 // link plan is the driver's own wrapper job, so the program is the driver's.
+//
+// The old driver's links take the same shape (`link-plan --driver`) when the
+// static device libraries its `-l` names are known only when the link runs
+// (the build makes one, several folders hold one): the step runs the driver's
+// `-###` then, plans its jobs as link.h does, runs the unbundling itself and
+// plans each architecture's lld and, for the host link, the fat binary, its
+// object and the host link; what it cannot plan runs the driver's own link.
 #pragma once
 
 #include "util/error.h"
@@ -31,8 +38,10 @@ namespace phc::split {
 /// The plan file of architecture `arch`'s device link in `dir`, and of the host link.
 std::string device_link_plan(const std::string& dir, const std::string& arch);
 std::string host_link_plan(const std::string& dir);
-/// The image architecture `arch`'s device link writes in `dir`.
+/// The image architecture `arch`'s device link writes in `dir`: the wrapper's
+/// "<arch>.img", or the old driver's lld output "<arch>.out".
 std::string device_link_image(const std::string& dir, const std::string& arch);
+std::string driver_device_link_output(const std::string& dir, const std::string& arch);
 
 /// One image of an offload binary (clang-offload-packager's format).
 struct OffloadImage {
@@ -53,8 +62,8 @@ struct LinkPlanFiles {
     /// the wrapper links the device code itself.
     std::vector<std::vector<std::string>> device;
     std::vector<std::string> device_inputs_hash; ///< per architecture: its inputs' contents
-    std::vector<std::string> host;               ///< the host link
-    std::string why; ///< why the wrapper links the device code itself, or ""
+    std::vector<std::vector<std::string>> host;  ///< the host link's commands, in order
+    std::string why; ///< why the wrapper (the driver) links the device code itself, or ""
 };
 
 /// The decision from the wrapper's dry-run output `dry_run` (its temporary
@@ -66,11 +75,23 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
                                        const std::string& dir, std::string_view dry_run,
                                        const std::string& temp);
 
-/// `phc-ninja link-plan --dir DIR --archs A,B,... -- WRAPPER-JOB...` (run by the edges of
-/// a split new-driver link, in the link's directory).
+struct LinkPlan;
+
+/// The old driver's decision from its plan `p` of the link `link` (link.h,
+/// made from the driver's `-###` with the inputs present, its files in
+/// `dir`): runs its unbundle steps, plans each of `archs`' device link, and
+/// the rest as the host link's commands. What does not fit leaves the link
+/// to the driver (`link` itself, as the host link's one command).
+Result<LinkPlanFiles> decide_driver_plan(const LinkPlan& p, const std::vector<std::string>& link,
+                                         const std::vector<std::string>& archs,
+                                         const std::string& dir);
+
+/// `phc-ninja link-plan [--driver] --dir DIR --archs A,B,... -- JOB...` (run by the edges of
+/// a split RDC link, in the link's directory): JOB is the wrapper's job, or with --driver
+/// the old driver's link command.
 int link_plan_main(int argc, char** argv);
-/// `phc-ninja planned PLAN`: runs the command the plan names (or writes its
-/// empty image when it names none).
+/// `phc-ninja planned PLAN`: runs the commands the plan names, in order (or
+/// writes its empty image when it names none).
 int planned_main(int argc, char** argv);
 
 } // namespace phc::split

@@ -88,7 +88,7 @@ cmp -s refdup appdup || fail "appdup differs from the driver's own link of the s
 [ -s app.phc/gfx906.img ] || fail "app's gfx906 device link wrote no image"
 # The device inputs of app's gfx906 link: main, the helper member and the -l
 # archive's member (the wrapper resolves 'twice' there too).
-n=$(python3 -c 'import json,sys; print(sum(w.startswith("app.phc/x/") for w in json.load(open(sys.argv[1]))["argv"]))' app.phc/gfx906.plan)
+n=$(python3 -c 'import json,sys; print(sum(w.startswith("app.phc/x/") for w in json.load(open(sys.argv[1]))["commands"][0]))' app.phc/gfx906.plan)
 [ "$n" -ge 3 ] || fail "app's gfx906 device link reads $n extracted files: $(cat app.phc/gfx906.plan)"
 grep -q "appdup: the wrapper links its device code itself: .*may come from libdup.a(x.o) or libdup.a(x.o)" ninja.out ||
   fail "appdup's device code is not left to the wrapper, saying why: $(cat ninja.out)"
@@ -139,10 +139,11 @@ pass "phc-launch splits the archive link under make -j4; identical"
 # three architectures). clang 15's driver takes device code from a static
 # library only through -l (a positional libdev.a gives it none: its own link
 # fails), so the program names it -ldev. The driver picks the archive for a
-# -l when it plans the link, and this one the build makes: regen leaves the
-# link alone, saying so; the build is the driver's. Through phc-launch on
-# the link (CMake's Makefile generator, RULE_LAUNCH_LINK, make -j4) the
-# archive exists: split, identical to the driver's own link of the same files.
+# -l when it plans the link, and this one the build makes: regen plans the
+# link when it runs (the driver's -### then). Identical to the driver's own
+# link of the same files, no-op clean, a library source changed relinks with
+# its new device code. Through phc-launch on the link (CMake's Makefile
+# generator, RULE_LAUNCH_LINK, make -j4) the archive exists: split, identical.
 cm=$dir/cmake
 mkdir -p "$cm/src"
 cat >"$cm/src/CMakeLists.txt" <<'CM'
@@ -154,6 +155,8 @@ add_executable(app main.hip)
 target_compile_options(app PRIVATE -fgpu-rdc)
 add_dependencies(app dev)
 target_link_libraries(app PRIVATE -L${CMAKE_BINARY_DIR} -ldev)
+# A -l name is no file to CMake: relink when the archive changes.
+set_target_properties(app PROPERTIES LINK_DEPENDS ${CMAKE_BINARY_DIR}/libdev.a)
 target_link_options(app PRIVATE -fgpu-rdc --hip-link -B/usr/lib/llvm-15/bin)
 if(PHC_LAUNCH)
   set_property(GLOBAL PROPERTY RULE_LAUNCH_LINK "${PHC_LAUNCH}")
@@ -177,15 +180,25 @@ cmake -S "$cm/src" -B "$cb" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMP
   -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030" >/dev/null ||
   fail "cmake configure failed"
 "$PHC" regen -C "$cb" >"$cm/regen.out" || fail "regen failed: $(cat "$cm/regen.out")"
-"$PHC" regen -C "$cb" --dry-run --explain >"$cm/explain.out" 2>&1 || fail "regen --explain failed"
-grep -Eq "app +link-unmodelled: -ldev (is not there yet|may name .*libdev.a, which the build makes)" "$cm/explain.out" ||
-  fail "the link is not left alone for the -l archive the build makes: $(cat "$cm/explain.out")"
+grep -q "split 1 RDC link into 3 device links" "$cm/regen.out" || fail "the link is not split: $(cat "$cm/regen.out")"
+grep -q "HIP link plan app\$" "$cb/build.ninja" || fail "the link is not planned when it runs"
 ninja -C "$cb" >"$cm/ninja.out" 2>&1 || fail "CMake build failed: $(cat "$cm/ninja.out")"
 cmd=$(ninja -C "$cb" -f build.ninja.cmake -t commands app | tail -n 1)
 (cd "$cb" && eval "${cmd/-o app/-o $cm/ref_app}") >/dev/null 2>&1 || fail "the driver's link failed: $cmd"
 cmp -s "$cm/ref_app" "$cb/app" || fail "CMake's app differs from the driver's link of the same files"
 expect_no_work "$cb" "after the CMake build"
-pass "CMake: a -l RDC static library the build makes leaves the link alone, saying why; the program is the driver's"
+sed -i 's/x + 7/x + 9/' "$cm/src/helper.hip"
+ninja -C "$cb" >"$cm/rebuild.out" 2>&1 || fail "CMake rebuild failed: $(cat "$cm/rebuild.out")"
+for a in gfx906 gfx90a gfx1030; do
+  grep -q "HIP link $a app" "$cm/rebuild.out" || fail "$a did not relink: $(cat "$cm/rebuild.out")"
+done
+! grep -q "kern.hip\|main.hip" "$cm/rebuild.out" || fail "changing helper.hip recompiled other sources"
+cp "$cm/ref_app" "$cm/ref_before"
+(cd "$cb" && eval "${cmd/-o app/-o $cm/ref_app}") >/dev/null 2>&1 || fail "the driver's relink failed"
+cmp -s "$cm/ref_app" "$cb/app" || fail "CMake's app differs from the driver's link after the rebuild"
+! cmp -s "$cm/ref_app" "$cm/ref_before" || fail "the rebuilt app links the old device code"
+expect_no_work "$cb" "after the CMake rebuild"
+pass "CMake: a -l RDC static library the build makes, planned when the link runs; identical, exact relink"
 
 mb=$cm/make
 cmake -S "$cm/src" -B "$mb" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \

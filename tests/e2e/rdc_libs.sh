@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# An RDC link's -l libraries (issue 24, item 1): the driver takes device code
+# An RDC link's -l libraries (issues 24 and 28): the driver takes device code
 # from the archive a -l names when the link runs. A library the build makes
 # (./libfoo.a, while an installed libfoo.a sits in a later -L folder) or a name
-# several folders hold leaves the link alone, saying why; a prebuilt archive in
-# one folder is unbundled by the split, and every program equals the driver's
-# own link (real clang-15 RDC objects, gfx906 and gfx90a).
+# several folders hold is planned when the link runs (a plan step runs the
+# driver's -### then and unbundles as it does); a prebuilt archive in one
+# folder is unbundled by the split planned now. Every program equals the
+# driver's own link (real clang-15 RDC objects, gfx906 and gfx90a), and a
+# change to the library the build makes relinks with its new device code.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir rdc_libs)
 cd "$dir" || exit 1
@@ -62,12 +64,14 @@ build app3: link main.o
 R
 
 "$PHC" regen --explain >regen.out 2>&1 || fail "regen failed: $(cat regen.out)"
-grep -qF "left alone  app  link-unmodelled: -lfoo may name ./libfoo.a, which the build makes" regen.out ||
-  fail "the link of a library the build makes is not left alone: $(cat regen.out)"
-grep -qF "left alone  app3  link-unmodelled: -lfoo names files in several folders (inst/libfoo.a, inst2/libfoo.a)" regen.out ||
-  fail "the link of a name two folders hold is not left alone: $(cat regen.out)"
-grep -q "^split       app2  \[gfx906 gfx90a\]" regen.out || fail "the prebuilt archive's link is not split: $(cat regen.out)"
-pass "-l of a library the build makes, or that several folders hold, leaves the link alone with a reason"
+for out in app app2 app3; do
+  grep -q "^split       $out  \[gfx906 gfx90a\]" regen.out || fail "$out's link is not split: $(cat regen.out)"
+done
+for out in app app3; do
+  grep -q "HIP link plan $out\$" build.ninja || fail "$out's link is not planned when it runs: $(cat regen.out)"
+done
+! grep -q "HIP link plan app2" build.ninja || fail "app2's link (a prebuilt archive) is planned when it runs"
+pass "-l of a library the build makes, or that several folders hold, is planned when the link runs"
 
 ninja >build.out 2>&1 || fail "build failed: $(cat build.out)"
 grep -q "HIP link gfx90a app2" build.out || fail "app2's device links did not run split: $(cat build.out)"
@@ -77,4 +81,17 @@ for out in app app2 app3; do
   eval "${cmd/-o $out/-o ref_$out}" || fail "driver link of $out failed: $cmd"
   cmp -s "ref_$out" "$out" || fail "$out differs from the driver's link of the same objects"
 done
-pass "each program equals the driver's own link (the split one unbundles the prebuilt archive)"
+pass "each program equals the driver's own link (./libfoo.a for app, inst/libfoo.a for app3)"
+
+# The library the build makes changes: app's plan unbundles its new device code.
+sed -i 's/return FOO_VALUE;/return FOO_VALUE + 40;/' lib.hip
+ninja app >rebuild.out 2>&1 || fail "rebuild failed: $(cat rebuild.out)"
+for a in gfx906 gfx90a; do
+  grep -q "HIP link $a app\$" rebuild.out || fail "app's $a device link did not rerun: $(cat rebuild.out)"
+done
+cmd=$(ninja -f build.ninja.cmake -t commands app | tail -n 1)
+eval "${cmd/-o app/-o ref_app}" || fail "driver relink of app failed: $cmd"
+cmp -s ref_app app || fail "app differs from the driver's link after libfoo.a changed"
+! cmp -s ref_app ref_app3 || fail "app and app3 link the same device code: the test cannot tell archives apart"
+expect_no_work "$dir" "after the rebuild"
+pass "a change to the -l library the build makes relinks app with its new device code, identically"

@@ -3,6 +3,7 @@
 // files made here byte by byte; the wrapper's dry run is given as text.
 #include "elf_builder.h"
 #include "scratch.h"
+#include "split/link.h"
 #include "split/wrapper_plan.h"
 #include "util/archive.h"
 #include "util/file.h"
@@ -197,8 +198,9 @@ TEST_CASE("link plan at build time: each architecture's device inputs, extracted
     CHECK(util::read_file("app.phc/x/gfx906-2.o").value() == "BC:y:gfx906");
     CHECK(util::read_file("app.phc/x/gfx90a-1.o").value() == "BC:b:gfx90a");
     CHECK(r->device[1].size() == d.size() - 1);
-    CHECK(r->host.size() == kJob.size() + 2);
-    CHECK(r->host.back() == "--override-image=hip=app.phc/gfx90a.img");
+    REQUIRE(r->host.size() == 1);
+    CHECK(r->host[0].size() == kJob.size() + 2);
+    CHECK(r->host[0].back() == "--override-image=hip=app.phc/gfx90a.img");
     CHECK(r->device_inputs_hash[0] != r->device_inputs_hash[1]);
 
     SUBCASE("the same inputs give the same plan; new device code changes only its architecture") {
@@ -224,7 +226,7 @@ TEST_CASE("link plan at build time: each architecture's device inputs, extracted
         REQUIRE_MESSAGE(q, q.error().message);
         for (const Strings& dev : q->device)
             CHECK(dev.empty());
-        CHECK(q->host == job);
+        CHECK(q->host == std::vector<Strings>{job});
         return q->why;
     };
     SUBCASE("two inputs may hold a name: left to the wrapper") {
@@ -259,4 +261,85 @@ TEST_CASE("link plan at build time: each architecture's device inputs, extracted
         REQUIRE(util::write_file_atomic("libx.a", archive({{"b.hip.o", "not ELF at all"}})));
         CHECK(alone(kJob, inputs, kArchs).find("b.hip.o") != std::string::npos);
     }
+}
+
+namespace {
+
+/// An old-driver plan of app (link.h) whose unbundle step writes `unbundled` for each arch.
+split::LinkPlan driver_plan(const std::string& unbundled, const Strings& archs = kArchs) {
+    split::LinkPlan p;
+    p.analysis = compile::analyze_link_string(
+        "clang++-15 -fgpu-rdc --hip-link --offload-arch=gfx906 --offload-arch=gfx90a main.o -L. "
+        "-lfoo -o app",
+        {});
+    p.private_dir = "app.phc";
+    split::Step u;
+    u.kind = split::StepKind::Unbundle;
+    std::string script = "mkdir -p app.phc";
+    for (size_t k = 0; k < archs.size(); ++k)
+        script += " && printf '" + unbundled + archs[k] + "' > app.phc/u0-" + std::to_string(k) + ".o";
+    u.argv = {"/bin/sh", "-c", script};
+    u.inputs = {"libfoo.a"};
+    p.steps.push_back(u);
+    for (size_t k = 0; k < archs.size(); ++k) {
+        split::Step d;
+        d.kind = split::StepKind::DeviceLink;
+        d.arch = archs[k];
+        d.argv = {"lld", "-plugin-opt=mcpu=" + archs[k], "-o", "app.phc/" + archs[k] + ".out",
+                  "app.phc/u0-" + std::to_string(k) + ".o"};
+        d.inputs = {"app.phc/u0-" + std::to_string(k) + ".o"};
+        d.outputs = {"app.phc/" + archs[k] + ".out"};
+        p.steps.push_back(d);
+    }
+    for (auto kind : {split::StepKind::Fatbin, split::StepKind::FatbinObject,
+                      split::StepKind::HostLink}) {
+        split::Step s;
+        s.kind = kind;
+        s.argv = {"tool", std::string(split::step_kind_name(kind))};
+        p.steps.push_back(s);
+    }
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("link plan at build time, old driver: unbundled now, each lld planned, then the rest") {
+    test::InScratch here("phc-dplan");
+    const Strings link = {"clang++-15", "-fgpu-rdc", "--hip-link", "main.o", "-lfoo", "-o", "app"};
+    auto r = split::decide_driver_plan(driver_plan("one-"), link, kArchs, "app.phc");
+    REQUIRE_MESSAGE(r, r.error().message);
+    REQUIRE_MESSAGE(r->why.empty(), r->why);
+    CHECK(util::read_file("app.phc/u0-1.o").value() == "one-gfx90a"); // the unbundling ran
+    CHECK(r->device[1] == Strings{"lld", "-plugin-opt=mcpu=gfx90a", "-o", "app.phc/gfx90a.out",
+                                  "app.phc/u0-1.o"});
+    CHECK(r->host == std::vector<Strings>{{"tool", "fatbin"}, {"tool", "fatbin-object"},
+                                          {"tool", "host-link"}});
+    auto same = split::decide_driver_plan(driver_plan("one-"), link, kArchs, "app.phc");
+    REQUIRE(same);
+    CHECK(same->device_inputs_hash == r->device_inputs_hash);
+    auto other = split::decide_driver_plan(driver_plan("two-"), link, kArchs, "app.phc");
+    REQUIRE(other);
+    CHECK(other->device_inputs_hash[0] != r->device_inputs_hash[0]); // new device code: relink
+
+    auto alone = [&](const split::LinkPlan& p, const Strings& archs) {
+        auto q = split::decide_driver_plan(p, link, archs, "app.phc");
+        REQUIRE_MESSAGE(q, q.error().message);
+        for (const Strings& d : q->device)
+            CHECK(d.empty());
+        CHECK(q->host == std::vector<Strings>{link}); // the driver's own link
+        return q->why;
+    };
+    CHECK(alone(driver_plan("x", {"gfx906"}), kArchs).find("no device code for gfx90a") !=
+          std::string::npos);
+    CHECK(alone(driver_plan("x"), {"gfx906", "gfx1030"}).find("gfx90a, which the link's edges") !=
+          std::string::npos);
+    split::LinkPlan failing = driver_plan("x");
+    failing.steps[0].argv = {"/bin/sh", "-c", "exit 3"};
+    CHECK(alone(failing, kArchs).find("unbundling libfoo.a failed (exit 3)") != std::string::npos);
+    split::LinkPlan renamed = driver_plan("x");
+    renamed.steps[1].outputs = {"app.phc/gfx906-1.out"};
+    CHECK(alone(renamed, kArchs).find("writes another file") != std::string::npos);
+    split::LinkPlan left = driver_plan("x");
+    left.analysis.decision = {compile::Reason::LinkUnmodelled, "the driver's link runs 'x'"};
+    CHECK(alone(left, kArchs) == "the driver's link runs 'x'");
 }
