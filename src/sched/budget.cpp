@@ -49,10 +49,14 @@ std::optional<Entry> read_entry(int fd) {
     return e;
 }
 
+/// Writes the entry over the last one: always 64 bytes (padded), so no
+/// truncation is needed (ext4 writes a file truncated to zero back to disk
+/// when it is closed, which costs every step a fraction of a millisecond).
 bool write_entry(int fd, const Entry& e) {
-    const std::string line = fmt::format("{} {} {}\n", e.state, e.bytes, e.since);
-    return ::ftruncate(fd, 0) == 0 &&
-           ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
+    std::string line = fmt::format("{} {} {}", e.state, e.bytes, e.since);
+    line.resize(63, ' ');
+    line += '\n';
+    return ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
 }
 
 /// Counts one other step's file `name` into `h`, or removes it when stale.
@@ -130,12 +134,13 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
     Entry mine{'W', bytes, monotonic_ns()};
     const auto start = std::chrono::steady_clock::now();
     // A step that ends removes its file: the waiting steps learn of it at once
-    // (inotify), watched before the first look so no removal is missed. A
-    // dead step's file goes only when a look finds it stale: the polls (1 ms,
+    // (inotify), watched from the first look that says wait, which is made
+    // again once the watch is there, so no removal is missed. (Only a step
+    // that waits pays for inotify: closing one takes the kernel milliseconds.)
+    // A dead step's file goes only when a look finds it stale: the polls (1 ms,
     // doubling up to 50 ms) remain for that, and where inotify is not there.
-    util::Fd released(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-    if (released.valid() && ::inotify_add_watch(released.get(), dir.c_str(), IN_DELETE) < 0)
-        released = util::Fd();
+    util::Fd released;
+    bool watching = false;
     int delay_ms = 1;
     for (;;) {
         const bool start_now = may_start(scan_holders(dir, self, mine.since), bytes, budget);
@@ -143,6 +148,14 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
         if (!write_entry(r.file_.fd(), mine))
             return error_at(path, std::string("cannot write: ") + std::strerror(errno));
         if (start_now) break;
+        if (!watching) {
+            watching = true;
+            released = util::Fd(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+            if (released.valid() &&
+                ::inotify_add_watch(released.get(), dir.c_str(), IN_DELETE) < 0)
+                released = util::Fd();
+            continue; // look again, watching
+        }
         folder->unlock();
         if (released.valid()) {
             pollfd p{released.get(), POLLIN, 0};

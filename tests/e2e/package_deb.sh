@@ -35,7 +35,9 @@ needed=$(readelf -d "$PHC" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 [ -n "$needed" ] || fail "readelf found no NEEDED libraries in $PHC"
 libs=$(ldd "$PHC")
 wanted=$(for so in $needed; do
-  path=$(awk -v so="$so" '$1 == so && $2 == "=>" { print $3 }' <<<"$libs")
+  # "libc.so.6 => /lib/.../libc.so.6 (...)", or the loader by its path: "/lib64/ld-linux-x86-64.so.2 (...)"
+  path=$(awk -v so="$so" '$1 == so && $2 == "=>" { print $3 }
+    $1 ~ /^\// { n = split($1, p, "/"); if (p[n] == so) print $1 }' <<<"$libs")
   [ -n "$path" ] || fail "ldd does not find $so"
   owner "$path" | sed 's/:.*//'
 done | sort -u)
