@@ -151,8 +151,7 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
         if (!watching) {
             watching = true;
             released = util::Fd(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
-            if (released.valid() &&
-                ::inotify_add_watch(released.get(), dir.c_str(), IN_DELETE) < 0)
+            if (released.valid() && ::inotify_add_watch(released.get(), dir.c_str(), IN_DELETE) < 0)
                 released = util::Fd();
             continue; // look again, watching
         }

@@ -101,9 +101,7 @@ Status write_assembly(const std::string& hipfb, const std::string& output,
     if (scratch.path().empty()) return make_error("cannot make a temporary folder");
     link.push_back("-###");
     link.push_back("-fhip-dump-offload-linker-script");
-    util::SpawnOptions options;
-    options.env = {{"TMPDIR", scratch.path()}};
-    auto ran = util::run_capture(link, options);
+    auto ran = util::run_capture_tmp(link, scratch.path());
     if (!ran) return ran.error();
     if (ran->exit_code != 0)
         return make_error(fmt::format("'{} -###' failed (exit {}): {}", link[0], ran->exit_code,

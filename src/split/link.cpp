@@ -574,7 +574,8 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
     for (size_t i = 1; i < job.size(); ++i) {
         const SplitObject* so = find(job[i]);
         if (!so) continue;
-        std::string stand_in = run.temp_dir + "/phcobj" + std::to_string(run.stand_ins.size()) + ".o";
+        std::string stand_in =
+            run.temp_dir + "/phcobj" + std::to_string(run.stand_ins.size()) + ".o";
         std::vector<std::string> pack{packer, "-o", stand_in};
         for (const std::string& arch : so->archs)
             pack.push_back("--image=file=" + image + ",triple=amdgcn-amd-amdhsa,arch=" + arch +

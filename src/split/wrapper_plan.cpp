@@ -13,14 +13,13 @@
 #include "util/subprocess.h"
 #include "util/temp_dir.h"
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fmt/format.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,7 +30,9 @@ std::string device_link_plan(const std::string& dir, const std::string& arch) {
     return dir + "/" + safe_arch(arch) + ".plan";
 }
 
-std::string host_link_plan(const std::string& dir) { return dir + "/link.plan"; }
+std::string host_link_plan(const std::string& dir) {
+    return dir + "/link.plan";
+}
 
 std::string device_link_image(const std::string& dir, const std::string& arch) {
     return dir + "/" + safe_arch(arch) + ".img";
@@ -81,8 +82,10 @@ Result<std::vector<OffloadImage>> offload_images(std::string_view s) {
         const size_t e = static_cast<size_t>(entry_at);
         const uint64_t strings = le(bin, e + 8, 8), count = le(bin, e + 16, 8),
                        image_at = le(bin, e + 24, 8), image_size = le(bin, e + 32, 8);
-        if (strings > size || count > (size - strings) / 16) return bad("its strings lie outside it");
-        if (image_at > size || image_size > size - image_at) return bad("its image lies outside it");
+        if (strings > size || count > (size - strings) / 16)
+            return bad("its strings lie outside it");
+        if (image_at > size || image_size > size - image_at)
+            return bad("its image lies outside it");
         OffloadImage img;
         img.image = bin.substr(static_cast<size_t>(image_at), static_cast<size_t>(image_size));
         for (uint64_t k = 0; k < count; ++k) {
@@ -198,7 +201,8 @@ public:
         }
         if (!unreadable.empty())
             return make_error("the wrapper's '" + name + "' may come from " + unreadable);
-        if (where.empty()) return make_error("no input of the link holds the wrapper's '" + name + "'");
+        if (where.empty())
+            return make_error("no input of the link holds the wrapper's '" + name + "'");
         if (where.size() > 1)
             return make_error("the wrapper's '" + name + "' may come from " + where[0] + " or " +
                               where[1]);
@@ -213,7 +217,8 @@ private:
 
     /// Whether `file` starts with an archive's magic (its first 8 bytes read, once).
     bool starts_as_archive(const std::string& file) {
-        if (auto it = bytes_.find(file); it != bytes_.end()) return util::ar::is_archive(it->second);
+        if (auto it = bytes_.find(file); it != bytes_.end())
+            return util::ar::is_archive(it->second);
         char head[8] = {};
         std::FILE* f = std::fopen(file.c_str(), "rb");
         if (!f) return false;
@@ -286,7 +291,8 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
         const std::string arch = value_of(w, "-mcpu=");
         if (arch.empty()) return alone("the wrapper runs '" + std::string(prog) + "'");
         auto at = std::find(archs.begin(), archs.end(), arch);
-        if (at == archs.end()) return alone("the wrapper links " + arch + ", which the link does not name");
+        if (at == archs.end())
+            return alone("the wrapper links " + arch + ", which the link does not name");
         const size_t k = static_cast<size_t>(at - archs.begin());
         if (!r.device[k].empty()) return alone("the wrapper links " + arch + " twice");
         const std::string triple = value_of(w, "--target=");
@@ -310,7 +316,8 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
             }
             argv.push_back(std::move(word));
         }
-        if (n == 0) return alone("the wrapper's device link for " + arch + " reads no extracted file");
+        if (n == 0)
+            return alone("the wrapper's device link for " + arch + " reads no extracted file");
         r.device[k] = std::move(argv);
         r.device_inputs_hash[k] = hash.hex128();
     }
@@ -421,9 +428,7 @@ Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
     if (scratch.path().empty()) return make_error("cannot make a temporary folder");
     std::vector<std::string> dry = job;
     dry.push_back("--dry-run");
-    util::SpawnOptions options;
-    options.env = {{"TMPDIR", scratch.path()}};
-    auto ran = util::run_capture(dry, options);
+    auto ran = util::run_capture_tmp(dry, scratch.path());
     if (!ran) return ran.error();
     if (ran->exit_code != 0)
         return wrapper_links_all(job, archs.size(),
@@ -492,10 +497,14 @@ int run_to_end(const std::vector<std::string>& argv) {
 } // namespace
 
 int planned_main(int argc, char** argv) {
-    util::CommandLine cl{"phc-ninja planned", "PLAN",
+    util::CommandLine cl{"phc-ninja planned",
+                         "PLAN",
                          "(run by the edges of a split RDC link) runs the commands PLAN names, "
                          "in order, as `phc-ninja link-plan` wrote it.",
-                         {}, {}, true, false};
+                         {},
+                         {},
+                         true,
+                         false};
     util::Parsed parsed;
     if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     if (parsed.positional.size() != 1) return util::usage_error(cl, "one PLAN is needed");

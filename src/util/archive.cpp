@@ -71,8 +71,8 @@ Result<std::vector<Member>> members(std::string_view bytes) {
         } else if (name.size() > 1 && name[0] == '/') {
             long long off = decimal(name.substr(1));
             if (off < 0 || static_cast<size_t>(off) >= long_names.size())
-                return make_error(fmt::format("member name '{}' is not in the long-name table",
-                                              name));
+                return make_error(
+                    fmt::format("member name '{}' is not in the long-name table", name));
             std::string_view rest = long_names.substr(static_cast<size_t>(off));
             size_t end = rest.find("/\n");
             if (end == std::string_view::npos) end = rest.find('\n');

@@ -159,6 +159,12 @@ Result<Completed> run_capture(const std::vector<std::string>& argv, const std::s
     return run_capture(argv, options);
 }
 
+Result<Completed> run_capture_tmp(const std::vector<std::string>& argv, const std::string& tmpdir) {
+    SpawnOptions options;
+    options.env = {{"TMPDIR", tmpdir}};
+    return run_capture(argv, options);
+}
+
 Result<Completed> run_capture(const std::vector<std::string>& argv, const SpawnOptions& options) {
     auto child = spawn(argv, options);
     if (!child) return child.error();

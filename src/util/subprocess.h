@@ -59,6 +59,10 @@ Result<Completed> run_capture(const std::vector<std::string>& argv, const std::s
 /// run_capture() started as `options` say.
 Result<Completed> run_capture(const std::vector<std::string>& argv, const SpawnOptions& options);
 
+/// run_capture() with TMPDIR set to `tmpdir`: a tool's temporary files go to a
+/// folder of the caller's (the driver's -###, the wrapper's --dry-run name them).
+Result<Completed> run_capture_tmp(const std::vector<std::string>& argv, const std::string& tmpdir);
+
 /// The running program's absolute path (/proc/self/exe), or "" when unknown.
 std::string self_exe();
 

@@ -200,6 +200,23 @@ cmp -s "$cm/ref_app" "$cb/app" || fail "CMake's app differs from the driver's li
 expect_no_work "$cb" "after the CMake rebuild"
 pass "CMake: a -l RDC static library the build makes, planned when the link runs; identical, exact relink"
 
+# The same through hipcc (CMake cannot take it as the HIP compiler: the
+# manifest's compiler replaced, as rdc_cmake.sh does).
+hb=$cm/hipcc
+cmake -S "$cm/src" -B "$hb" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
+  -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030" >/dev/null ||
+  fail "cmake configure (hipcc) failed"
+sed -i 's#/usr/bin/clang++-15 #/usr/bin/hipcc #' "$hb/build.ninja" "$hb/CMakeFiles/rules.ninja"
+"$PHC" regen -C "$hb" >"$cm/regen-hipcc.out" || fail "hipcc: regen failed: $(cat "$cm/regen-hipcc.out")"
+grep -q "split 1 RDC link into 3 device links" "$cm/regen-hipcc.out" ||
+  fail "hipcc: the link is not split: $(cat "$cm/regen-hipcc.out")"
+ninja -C "$hb" >"$cm/ninja-hipcc.out" 2>&1 || fail "hipcc: build failed: $(cat "$cm/ninja-hipcc.out")"
+cmd=$(ninja -C "$hb" -f build.ninja.cmake -t commands app | tail -n 1)
+(cd "$hb" && eval "${cmd/-o app/-o $cm/ref_hipcc}") >/dev/null 2>&1 || fail "hipcc: the driver's link failed: $cmd"
+cmp -s "$cm/ref_hipcc" "$hb/app" || fail "hipcc: app differs from hipcc's own link of the same files"
+expect_no_work "$hb" "hipcc, after the build"
+pass "hipcc: the -l RDC static library's program split when the link runs, identical"
+
 mb=$cm/make
 cmake -S "$cm/src" -B "$mb" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=Release -DCMAKE_HIP_COMPILER=clang++-15 \
   -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030" \

@@ -22,8 +22,8 @@ namespace {
 std::string offload_binary(const std::string& triple, const std::string& arch,
                            const std::string& image, uint32_t version = 1) {
     // header 32, entry 40, two string entries 32, then the strings, then the image
-    std::string strings = std::string(1, '\0') + "triple" + '\0' + triple + '\0' + "arch" + '\0' +
-                          arch + '\0';
+    std::string strings =
+        std::string(1, '\0') + "triple" + '\0' + triple + '\0' + "arch" + '\0' + arch + '\0';
     const uint64_t str_at = 32 + 40 + 32, image_at = str_at + strings.size();
     std::string b(str_at, '\0');
     b += strings;
@@ -111,8 +111,15 @@ std::string dry_run(const std::string& temp, const std::vector<Strings>& inputs,
 }
 
 const Strings kArchs = {"gfx906", "gfx90a"};
-const Strings kJob = {"/usr/lib/llvm-22/bin/clang-linker-wrapper", "--should-extract=gfx906",
-                      "--should-extract=gfx90a", "-o", "app", "a.o", "libx.a", "-L", "lib",
+const Strings kJob = {"/usr/lib/llvm-22/bin/clang-linker-wrapper",
+                      "--should-extract=gfx906",
+                      "--should-extract=gfx90a",
+                      "-o",
+                      "app",
+                      "a.o",
+                      "libx.a",
+                      "-L",
+                      "lib",
                       "-ly"};
 
 } // namespace
@@ -138,8 +145,7 @@ TEST_CASE("archive: members by name, long names and BSD names; tables left out")
     CHECK_FALSE(util::ar::members("!<thin>\nrest"));
     CHECK_FALSE(util::ar::members("not an archive"));
     for (size_t cut = 9; cut < a.size(); cut += 7) // cut anywhere: an error or fewer members
-        if (auto r = util::ar::members(a.substr(0, cut)); r)
-            CHECK(r->size() < 3);
+        if (auto r = util::ar::members(a.substr(0, cut)); r) CHECK(r->size() < 3);
 }
 
 TEST_CASE("offload images: each binary's triple, arch and image; other versions refused") {
@@ -173,8 +179,8 @@ TEST_CASE("link plan at build time: each architecture's device inputs, extracted
     REQUIRE(util::write_file_atomic(
         "libx.a", archive({{"b.hip.o", device_object("b", kArchs)},
                            {"plain.o", test::object({{".text", "no device code"}})}})));
-    REQUIRE(util::write_file_atomic("lib/liby.a",
-                                    archive({{"y.o", device_object("y", {"gfx906"})}})));
+    REQUIRE(
+        util::write_file_atomic("lib/liby.a", archive({{"y.o", device_object("y", {"gfx906"})}})));
     const std::string temp = "/tmp/phc-link-plan-T";
     std::vector<Strings> inputs = {
         {"a-amdgcn-amd-amdhsa-gfx906-111111.o", "b.hip-amdgcn-amd-amdhsa-gfx906-222222.o",
@@ -221,8 +227,8 @@ TEST_CASE("link plan at build time: each architecture's device inputs, extracted
     // device link runs, and the host link is the driver's own job.
     auto alone = [&](const Strings& job, const std::vector<Strings>& ins, const Strings& archs,
                      const std::string& text = {}) {
-        auto q = split::decide_link_plan(
-            job, archs, "app.phc", text.empty() ? dry_run(temp, ins, archs) : text, temp);
+        auto q = split::decide_link_plan(job, archs, "app.phc",
+                                         text.empty() ? dry_run(temp, ins, archs) : text, temp);
         REQUIRE_MESSAGE(q, q.error().message);
         for (const Strings& dev : q->device)
             CHECK(dev.empty());
@@ -277,7 +283,8 @@ split::LinkPlan driver_plan(const std::string& unbundled, const Strings& archs =
     u.kind = split::StepKind::Unbundle;
     std::string script = "mkdir -p app.phc";
     for (size_t k = 0; k < archs.size(); ++k)
-        script += " && printf '" + unbundled + archs[k] + "' > app.phc/u0-" + std::to_string(k) + ".o";
+        script +=
+            " && printf '" + unbundled + archs[k] + "' > app.phc/u0-" + std::to_string(k) + ".o";
     u.argv = {"/bin/sh", "-c", script};
     u.inputs = {"libfoo.a"};
     p.steps.push_back(u);
@@ -291,8 +298,8 @@ split::LinkPlan driver_plan(const std::string& unbundled, const Strings& archs =
         d.outputs = {"app.phc/" + archs[k] + ".out"};
         p.steps.push_back(d);
     }
-    for (auto kind : {split::StepKind::Fatbin, split::StepKind::FatbinObject,
-                      split::StepKind::HostLink}) {
+    for (auto kind :
+         {split::StepKind::Fatbin, split::StepKind::FatbinObject, split::StepKind::HostLink}) {
         split::Step s;
         s.kind = kind;
         s.argv = {"tool", std::string(split::step_kind_name(kind))};
@@ -310,10 +317,10 @@ TEST_CASE("link plan at build time, old driver: unbundled now, each lld planned,
     REQUIRE_MESSAGE(r, r.error().message);
     REQUIRE_MESSAGE(r->why.empty(), r->why);
     CHECK(util::read_file("app.phc/u0-1.o").value() == "one-gfx90a"); // the unbundling ran
-    CHECK(r->device[1] == Strings{"lld", "-plugin-opt=mcpu=gfx90a", "-o", "app.phc/gfx90a.out",
-                                  "app.phc/u0-1.o"});
-    CHECK(r->host == std::vector<Strings>{{"tool", "fatbin"}, {"tool", "fatbin-object"},
-                                          {"tool", "host-link"}});
+    CHECK(r->device[1] ==
+          Strings{"lld", "-plugin-opt=mcpu=gfx90a", "-o", "app.phc/gfx90a.out", "app.phc/u0-1.o"});
+    CHECK(r->host == std::vector<Strings>{
+                         {"tool", "fatbin"}, {"tool", "fatbin-object"}, {"tool", "host-link"}});
     auto same = split::decide_driver_plan(driver_plan("one-"), link, kArchs, "app.phc");
     REQUIRE(same);
     CHECK(same->device_inputs_hash == r->device_inputs_hash);
