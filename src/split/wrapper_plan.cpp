@@ -272,7 +272,9 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
                                        const std::vector<std::string>& archs,
                                        const std::string& dir, std::string_view dry_run,
                                        const std::string& temp) {
-    auto alone = [&](std::string why) { return wrapper_links_all(job, archs.size(), why); };
+    auto alone = [&](std::string why) {
+        return wrapper_links_all(job, archs.size(), std::move(why));
+    };
     DeviceInputs inputs(job);
     if (!inputs.problem.empty()) return alone(inputs.problem);
     LinkPlanFiles r;
@@ -353,7 +355,9 @@ Status write_plans(const LinkPlanFiles& r, const std::vector<std::string>& archs
 Result<LinkPlanFiles> decide_driver_plan(const LinkPlan& p, const std::vector<std::string>& link,
                                          const std::vector<std::string>& archs,
                                          const std::string& dir) {
-    auto alone = [&](std::string why) { return wrapper_links_all(link, archs.size(), why); };
+    auto alone = [&](std::string why) {
+        return wrapper_links_all(link, archs.size(), std::move(why));
+    };
     if (!p.split()) return alone(p.analysis.decision.text);
     LinkPlanFiles r;
     r.device.assign(archs.size(), {});
