@@ -29,6 +29,7 @@ if [ -z "${PHC_ICECC_NS:-}" ]; then
 fi
 ip link set lo up
 dir=$(suite_dir distribute_icecc)
+farm_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")/lib" && pwd)/icecc_farm.sh
 mkdir -p "$dir/tmp" "$dir/ice"
 chmod 1777 "$dir/tmp"
 # /tmp becomes the suite's folder below; a checkout, build or suite folder
@@ -42,6 +43,7 @@ if [[ "$dir$PHC$PHC_SRC" == *"/tmp/"* ]]; then
   dir=$(remap "$dir")
   PHC=$(remap "$PHC")
   PHC_SRC=$(remap "$PHC_SRC")
+  farm_lib=$(remap "$farm_lib")
   export PHC PHC_SRC
 fi
 cd "$dir" || exit 1
@@ -50,7 +52,8 @@ export TMPDIR=/tmp PHC_PROBE_CACHE=$dir/probes.json
 ice=$dir/ice
 
 # --- the environment the remote compiles run in, and the farm ---------------------
-source "$(dirname "${BASH_SOURCE[0]}")/lib/icecc_farm.sh"
+# shellcheck source=lib/icecc_farm.sh
+source "$farm_lib"
 trap icecc_farm_stop EXIT
 icecc_farm_start "$ice" "$PHC" clang++-15 $HIP_FLAGS_DEFAULT || fail "the farm did not start"
 expect_eq "icecc-env's advice" "export ICECC_VERSION=$ice/env.tar.gz" "$(cat ice/env.out)"
