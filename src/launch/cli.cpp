@@ -8,6 +8,7 @@
 #include "util/file.h"
 #include "util/lock.h"
 #include "util/settings.h"
+#include "util/subprocess.h"
 
 #include <algorithm>
 #include <cctype>
@@ -49,17 +50,11 @@ util::CommandLine command_line() {
     return cl;
 }
 
-/// Replaces this process with `cmd`; returns 127 (with a message) only on failure.
+/// Replaces this process with `cmd`; returns 127 or 126 (with a message) only on failure.
 int exec_command(const std::vector<std::string>& cmd) {
-    std::vector<char*> argv;
-    for (const auto& a : cmd)
-        argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    int e = errno;
-    print_error("phc-launch",
-                make_error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(e))));
-    return e == ENOENT ? 127 : 126;
+    int code = 127;
+    print_error("phc-launch", util::exec_program(cmd, &code));
+    return code;
 }
 
 /// Prints one warning line.

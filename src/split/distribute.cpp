@@ -9,11 +9,9 @@
 #include "util/subprocess.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <unordered_set>
 #include <vector>
@@ -204,27 +202,9 @@ struct DeviceIi {
     std::vector<std::string> command;
 };
 
-/// Runs `argv` with our stdio; its exit status (128 + signal when killed).
-Result<int> run_here(const std::vector<std::string>& argv) {
-    util::SpawnOptions opts;
-    opts.inherit_stdio = true; // the compiler's messages go where ours go
-    auto child = util::spawn(argv, opts);
-    if (!child) return child.error();
-    int status = 0;
-    while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /// Replaces this process with `words`; returns (an error) only when it cannot.
 int become(const std::vector<std::string>& words, std::string_view name) {
-    std::vector<char*> argv;
-    for (const std::string& w : words)
-        argv.push_back(const_cast<char*>(w.c_str()));
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    return print_error(
-        name, make_error(fmt::format("cannot run '{}': {}", words[0], std::strerror(errno))));
+    return print_error(name, util::exec_program(words));
 }
 
 /// The --local command's words.
@@ -268,7 +248,7 @@ std::string refuse(const std::string& path, const std::string& text, const std::
 }
 
 int preprocess(const DeviceIi& d, std::string_view name) {
-    auto status = run_here(d.command);
+    auto status = util::run_inheriting(d.command);
     if (!status) return print_error(name, status.error());
     if (*status != 0) return *status;
     auto text = util::read_file(d.output);
@@ -322,7 +302,7 @@ int compile(const DeviceIi& d, std::string_view name) {
     // it only when icecc's daemon compiled standard input. When icecc ran the
     // compile here instead (the farm down or busy), it names the preprocessed
     // file: the host compile of the source then runs instead.
-    auto status = run_here(d.command);
+    auto status = util::run_inheriting(d.command);
     if (!status) return print_error(name, status.error());
     if (*status != 0) return *status;
     auto bytes = util::read_file(d.object);

@@ -14,15 +14,11 @@
 #include "util/temp_dir.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace phc::split {
 
@@ -481,25 +477,6 @@ int link_plan_main(int argc, char** argv) {
     return 0;
 }
 
-namespace {
-
-/// Runs `argv` to its end; its exit status (127 when it cannot start).
-int run_to_end(const std::vector<std::string>& argv) {
-    util::SpawnOptions options;
-    options.inherit_stdio = true;
-    auto child = util::spawn(argv, options);
-    if (!child) {
-        print_error("phc-ninja planned", child.error());
-        return 127;
-    }
-    int status = 0;
-    while (::waitpid(child->pid, &status, 0) < 0)
-        if (errno != EINTR) return 127;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-} // namespace
-
 int planned_main(int argc, char** argv) {
     util::CommandLine cl{"phc-ninja planned",
                          "PLAN",
@@ -534,15 +511,15 @@ int planned_main(int argc, char** argv) {
             return print_error(cl.name, st.error());
         return 0;
     }
-    for (size_t i = 0; i + 1 < commands.size(); ++i)
-        if (int rc = run_to_end(commands[i]); rc != 0) return rc;
-    std::vector<char*> args;
-    for (std::string& w : commands.back())
-        args.push_back(w.data());
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    print_error(cl.name, make_error(fmt::format("cannot run '{}': {}", commands.back()[0],
-                                                std::strerror(errno))));
+    for (size_t i = 0; i + 1 < commands.size(); ++i) {
+        auto rc = util::run_inheriting(commands[i]);
+        if (!rc) {
+            print_error(cl.name, rc.error());
+            return 127;
+        }
+        if (*rc != 0) return *rc;
+    }
+    print_error(cl.name, util::exec_program(commands.back()));
     return 127;
 }
 

@@ -159,6 +159,28 @@ Result<Completed> run_capture(const std::vector<std::string>& argv, const std::s
     return run_capture(argv, options);
 }
 
+Result<int> run_inheriting(const std::vector<std::string>& argv) {
+    SpawnOptions options;
+    options.inherit_stdio = true;
+    auto child = spawn(argv, options);
+    if (!child) return child.error();
+    int status = 0;
+    while (::waitpid(child->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Error exec_program(const std::vector<std::string>& argv, int* exit_code) {
+    std::vector<char*> words;
+    for (const std::string& w : argv)
+        words.push_back(const_cast<char*>(w.c_str()));
+    words.push_back(nullptr);
+    ::execvp(words[0], words.data());
+    const int e = errno;
+    if (exit_code) *exit_code = e == ENOENT ? 127 : 126;
+    return make_error(fmt::format("cannot run '{}': {}", argv[0], std::strerror(e)));
+}
+
 Result<Completed> run_capture_tmp(const std::vector<std::string>& argv, const std::string& tmpdir) {
     SpawnOptions options;
     options.env = {{"TMPDIR", tmpdir}};

@@ -63,6 +63,16 @@ Result<Completed> run_capture(const std::vector<std::string>& argv, const SpawnO
 /// folder of the caller's (the driver's -###, the wrapper's --dry-run name them).
 Result<Completed> run_capture_tmp(const std::vector<std::string>& argv, const std::string& tmpdir);
 
+/// Runs argv (as spawn() does) with our stdin, stdout and stderr, and waits:
+/// its exit status (128 + signal when killed). An Error only when it could not
+/// be started.
+Result<int> run_inheriting(const std::vector<std::string>& argv);
+
+/// Replaces this process with argv (argv[0] searched in PATH). Returns only
+/// when it cannot: the error ("cannot run 'cc': reason"), and in `exit_code`,
+/// when given, the status a shell gives (127: not found, 126: otherwise).
+Error exec_program(const std::vector<std::string>& argv, int* exit_code = nullptr);
+
 /// The running program's absolute path (/proc/self/exe), or "" when unknown.
 std::string self_exe();
 
