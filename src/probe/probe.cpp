@@ -132,6 +132,12 @@ std::string job_word_after(const std::vector<std::string>& job, std::string_view
     return {};
 }
 
+std::string job_value(const std::vector<std::string>& job, std::string_view prefix) {
+    for (size_t i = 1; i < job.size(); ++i)
+        if (job[i].starts_with(prefix)) return job[i].substr(prefix.size());
+    return {};
+}
+
 namespace {
 
 /// The words of one `--wrapper-verbose` line: the program in double quotes,

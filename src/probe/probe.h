@@ -94,6 +94,10 @@ std::vector<std::string> bundle_targets(const std::vector<std::string>& job);
 /// The word after `flag` (e.g. "-o") in a job's words, or "".
 std::string job_word_after(const std::vector<std::string>& job, std::string_view flag);
 
+/// The rest of a job's first word (after the program) that starts with
+/// `prefix` (e.g. "-mcpu="), or "".
+std::string job_value(const std::vector<std::string>& job, std::string_view prefix);
+
 /// The commands clang-linker-wrapper's --dry-run (or --wrapper-verbose) printed:
 /// the program in double quotes, then its arguments separated by spaces.
 std::vector<std::vector<std::string>> wrapper_jobs(std::string_view text);

@@ -34,13 +34,6 @@ std::string fatbin_assembly(const std::string& hipfb) {
            hipfb + "\"\\n";
 }
 
-/// The first value of `prefix` in `job` ("" when none).
-std::string value_of(const std::vector<std::string>& job, std::string_view prefix) {
-    for (size_t i = 1; i < job.size(); ++i)
-        if (job[i].starts_with(prefix)) return job[i].substr(prefix.size());
-    return {};
-}
-
 bool has_word(const std::vector<std::string>& job, std::string_view w) {
     return std::find(job.begin() + 1, job.end(), w) != job.end();
 }
@@ -128,13 +121,13 @@ private:
             if (!hipfb_.empty()) return fail("the driver bundles twice");
             hipfb_ = dir + "fatbin.hipfb";
             Step s = base(StepKind::Fatbin, "HIP fatbin");
-            if (!rename(s, job, {{value_of(job, "-output="), hipfb_}})) return false;
+            if (!rename(s, job, {{probe::job_value(job, "-output="), hipfb_}})) return false;
             plan_.steps.push_back(std::move(s));
             return true;
         }
         if ((prog == "lld" || prog.starts_with("lld-") || prog == "ld.lld") &&
-            !value_of(job, "-plugin-opt=mcpu=").empty()) {
-            std::string arch = value_of(job, "-plugin-opt=mcpu=");
+            !probe::job_value(job, "-plugin-opt=mcpu=").empty()) {
+            std::string arch = probe::job_value(job, "-plugin-opt=mcpu=");
             Step s = base(StepKind::DeviceLink, "HIP link " + arch);
             s.arch = arch;
             // Named by the architecture alone: adding another one leaves this
@@ -163,7 +156,7 @@ private:
 
     /// An object's parts: from its split compile when there is one, else a step.
     bool unbundle(size_t j, const std::vector<std::string>& job) {
-        const std::string input = value_of(job, "-input=");
+        const std::string input = probe::job_value(job, "-input=");
         const std::vector<std::string> targets = probe::bundle_targets(job);
         std::vector<std::string> outs;
         for (size_t i = 1; i < job.size(); ++i)
@@ -260,7 +253,7 @@ private:
             if (prog.starts_with("clang-offload-bundler") ||
                 probe::job_word_after(w, "-o") == plan_.analysis.output)
                 continue; // the final step runs these itself
-            const std::string arch = value_of(w, "-mcpu=");
+            const std::string arch = probe::job_value(w, "-mcpu=");
             if (arch.empty()) return fail("clang-linker-wrapper runs '" + std::string(prog) + "'");
             if (arch.find(':') != std::string::npos)
                 return fail("the wrapper names the images it is given by processor alone, "

@@ -40,12 +40,9 @@ std::string driver_device_link_output(const std::string& dir, const std::string&
 
 namespace {
 
-/// Little-endian unsigned of `n` bytes at `at` (the caller checked the bounds).
-uint64_t le(std::string_view b, size_t at, int n) {
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; --i)
-        v = v << 8 | static_cast<unsigned char>(b[at + static_cast<size_t>(i)]);
-    return v;
+/// The little-endian u64 at `at` of `b` (the caller checked the bounds).
+uint64_t u64(std::string_view b, size_t at) {
+    return util::elf::read_le<uint64_t>(b, at);
 }
 
 /// The NUL-ended string at `off` of `bin`, or nullopt when it runs past it.
@@ -67,17 +64,16 @@ Result<std::vector<OffloadImage>> offload_images(std::string_view s) {
         };
         if (rest.size() < 32 || rest.substr(0, 4) != std::string_view("\x10\xff\x10\xad", 4))
             return bad("no magic");
-        if (uint64_t version = le(rest, 4, 4); version != 1)
+        if (uint64_t version = util::elf::read_le<uint32_t>(rest, 4); version != 1)
             return bad(fmt::format("version {} (known: 1)", version));
-        const uint64_t size = le(rest, 8, 8), entry_at = le(rest, 16, 8),
-                       entry_size = le(rest, 24, 8);
+        const uint64_t size = u64(rest, 8), entry_at = u64(rest, 16), entry_size = u64(rest, 24);
         if (size < 32 || size > rest.size()) return bad("cut short");
         std::string_view bin = rest.substr(0, static_cast<size_t>(size));
         if (entry_size < 40 || entry_at > size || entry_size > size - entry_at)
             return bad("its entry lies outside it");
         const size_t e = static_cast<size_t>(entry_at);
-        const uint64_t strings = le(bin, e + 8, 8), count = le(bin, e + 16, 8),
-                       image_at = le(bin, e + 24, 8), image_size = le(bin, e + 32, 8);
+        const uint64_t strings = u64(bin, e + 8), count = u64(bin, e + 16),
+                       image_at = u64(bin, e + 24), image_size = u64(bin, e + 32);
         if (strings > size || count > (size - strings) / 16)
             return bad("its strings lie outside it");
         if (image_at > size || image_size > size - image_at)
@@ -86,8 +82,8 @@ Result<std::vector<OffloadImage>> offload_images(std::string_view s) {
         img.image = bin.substr(static_cast<size_t>(image_at), static_cast<size_t>(image_size));
         for (uint64_t k = 0; k < count; ++k) {
             const size_t at_k = static_cast<size_t>(strings + 16 * k);
-            auto key = c_string(bin, le(bin, at_k, 8));
-            auto value = c_string(bin, le(bin, at_k + 8, 8));
+            auto key = c_string(bin, u64(bin, at_k));
+            auto value = c_string(bin, u64(bin, at_k + 8));
             if (!key || !value) return bad("a string runs past it");
             if (*key == "triple") img.triple = *value;
             if (*key == "arch") img.arch = *value;
@@ -238,13 +234,6 @@ private:
     std::map<std::string, std::string> bytes_;
 };
 
-/// The first value of `prefix` in `job` ("" when none).
-std::string value_of(const std::vector<std::string>& job, std::string_view prefix) {
-    for (size_t i = 1; i < job.size(); ++i)
-        if (job[i].starts_with(prefix)) return job[i].substr(prefix.size());
-    return {};
-}
-
 /// The wrapper links the device code itself, for `why`.
 LinkPlanFiles wrapper_links_all(const std::vector<std::string>& job, size_t archs,
                                 std::string why) {
@@ -286,14 +275,14 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
         std::string_view prog = compile::base_name(w[0]);
         if (prog.starts_with("clang-offload-bundler") || probe::job_word_after(w, "-o") == output)
             continue; // the host link runs these itself
-        const std::string arch = value_of(w, "-mcpu=");
+        const std::string arch = probe::job_value(w, "-mcpu=");
         if (arch.empty()) return alone("the wrapper runs '" + std::string(prog) + "'");
         auto at = std::find(archs.begin(), archs.end(), arch);
         if (at == archs.end())
             return alone("the wrapper links " + arch + ", which the link does not name");
         const size_t k = static_cast<size_t>(at - archs.begin());
         if (!r.device[k].empty()) return alone("the wrapper links " + arch + " twice");
-        const std::string triple = value_of(w, "--target=");
+        const std::string triple = probe::job_value(w, "--target=");
         util::Hasher hash;
         std::vector<std::string> argv;
         size_t n = 0;

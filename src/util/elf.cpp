@@ -9,14 +9,6 @@ namespace {
 constexpr uint32_t kRela = 4, kRel = 9, kSymtabShndx = 18, kNobits = 8;
 constexpr uint32_t kXindex = 0xffff;
 
-/// Little-endian unsigned of N bytes at `at` (the caller checked the bounds).
-template <typename T> T get(std::string_view b, uint64_t at) {
-    T v = 0;
-    for (size_t i = sizeof(T); i-- > 0;)
-        v = static_cast<T>((v << 8) | static_cast<unsigned char>(b[at + i]));
-    return v;
-}
-
 bool fits(std::string_view b, uint64_t off, uint64_t size) {
     return off <= b.size() && size <= b.size() - off;
 }
@@ -27,12 +19,12 @@ Error bad(std::string what) {
 
 Section header(std::string_view b, uint64_t at) {
     Section s;
-    s.type = get<uint32_t>(b, at + 4);
-    s.offset = get<uint64_t>(b, at + 24);
-    s.size = get<uint64_t>(b, at + 32);
-    s.link = get<uint32_t>(b, at + 40);
-    s.info = get<uint32_t>(b, at + 44);
-    s.entsize = get<uint64_t>(b, at + 56);
+    s.type = read_le<uint32_t>(b, at + 4);
+    s.offset = read_le<uint64_t>(b, at + 24);
+    s.size = read_le<uint64_t>(b, at + 32);
+    s.link = read_le<uint32_t>(b, at + 40);
+    s.info = read_le<uint32_t>(b, at + 44);
+    s.entsize = read_le<uint64_t>(b, at + 56);
     return s;
 }
 
@@ -42,13 +34,13 @@ Result<int> symbol_section(const Object& o, int symtab, uint64_t sym) {
     const Section& t = o.sections[static_cast<size_t>(symtab)];
     if (t.type == kNobits || !fits(o.bytes, t.offset, t.size) || sym >= t.size / 24)
         return bad(fmt::format("symbol {} is outside its table", sym));
-    uint32_t shndx = get<uint16_t>(o.bytes, t.offset + sym * 24 + 6);
+    uint32_t shndx = read_le<uint16_t>(o.bytes, t.offset + sym * 24 + 6);
     if (shndx == kXindex) {
         for (const Section& x : o.sections)
             if (x.type == kSymtabShndx && x.link == static_cast<uint32_t>(symtab)) {
                 if (!fits(o.bytes, x.offset, x.size) || sym >= x.size / 4)
                     return bad("the extended section index table is too short");
-                shndx = get<uint32_t>(o.bytes, x.offset + sym * 4);
+                shndx = read_le<uint32_t>(o.bytes, x.offset + sym * 4);
                 return static_cast<int>(shndx);
             }
         return bad("a symbol names an extended section index but there is no table");
@@ -97,10 +89,10 @@ Result<Object> parse(std::string_view b) {
                                            "ELF")
         return make_error("not an ELF file");
     if (b[4] != 2 || b[5] != 1) return make_error("not a 64-bit little-endian ELF file");
-    const uint64_t shoff = get<uint64_t>(b, 40);
-    const uint16_t shentsize = get<uint16_t>(b, 58);
-    uint64_t shnum = get<uint16_t>(b, 60);
-    uint32_t shstrndx = get<uint16_t>(b, 62);
+    const uint64_t shoff = read_le<uint64_t>(b, 40);
+    const uint16_t shentsize = read_le<uint16_t>(b, 58);
+    uint64_t shnum = read_le<uint16_t>(b, 60);
+    uint32_t shstrndx = read_le<uint16_t>(b, 62);
     if (shoff == 0) return Object{b, {}};
     if (shentsize < 64) return bad("section headers are too small");
     if (!fits(b, shoff, shentsize)) return bad("the section headers lie outside the file");
@@ -120,7 +112,7 @@ Result<Object> parse(std::string_view b) {
     if (shstrndx >= shnum) return bad("the section name table is missing");
     std::string_view names = o.contents(o.sections[shstrndx]);
     for (uint64_t i = 0; i < shnum; ++i) {
-        uint32_t at = get<uint32_t>(b, shoff + i * shentsize);
+        uint32_t at = read_le<uint32_t>(b, shoff + i * shentsize);
         if (at >= names.size() && !(at == 0 && names.empty()))
             return bad(fmt::format("section {} has no name", i));
         if (at < names.size()) {
@@ -139,13 +131,14 @@ Result<std::vector<Reference>> references_to(const Object& o, int target) {
         if (r.link == 0 || r.link >= o.sections.size())
             return bad("a relocation section names no symbol table");
         for (uint64_t at = 0; at + entry <= r.size; at += entry) {
-            const uint64_t info = get<uint64_t>(o.bytes, r.offset + at + 8);
+            const uint64_t info = read_le<uint64_t>(o.bytes, r.offset + at + 8);
             const uint64_t sym = info >> 32;
             if (sym == 0) continue;
             auto in = symbol_section(o, static_cast<int>(r.link), sym);
             if (!in) return in.error();
             if (*in == target)
-                out.push_back({static_cast<int>(r.info), get<uint64_t>(o.bytes, r.offset + at)});
+                out.push_back(
+                    {static_cast<int>(r.info), read_le<uint64_t>(o.bytes, r.offset + at)});
         }
     }
     return out;
@@ -161,9 +154,9 @@ Result<std::vector<std::string>> file_symbols(const Object& o) {
             return bad("a symbol table names no string table");
         const std::string_view names = o.contents(o.sections[t.link]);
         for (uint64_t at = 0; at + kEntry <= t.size; at += kEntry) {
-            const auto info = get<uint8_t>(o.bytes, t.offset + at + 4);
+            const auto info = read_le<uint8_t>(o.bytes, t.offset + at + 4);
             if ((info & 0xf) != 4) continue; // STT_FILE
-            const auto name = get<uint32_t>(o.bytes, t.offset + at);
+            const auto name = read_le<uint32_t>(o.bytes, t.offset + at);
             if (name >= names.size()) return bad("a symbol's name lies outside its string table");
             std::string_view n = names.substr(name);
             out.emplace_back(n.substr(0, n.find('\0')));

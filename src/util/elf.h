@@ -24,6 +24,14 @@
 
 namespace phc::util::elf {
 
+/// The little-endian unsigned T at `at` of `b` (the caller checked the bounds).
+template <typename T> T read_le(std::string_view b, uint64_t at) {
+    T v = 0;
+    for (size_t i = sizeof(T); i-- > 0;)
+        v = static_cast<T>((v << 8) | static_cast<unsigned char>(b[at + i]));
+    return v;
+}
+
 /// One section header.
 struct Section {
     std::string name;
