@@ -45,6 +45,17 @@ bool is_wrapper_link(const std::vector<std::string>& job) {
            !has_word(job, "--emit-fatbin-only");
 }
 
+/// A step of link `a`: in its directory, with its environment, described as
+/// "<what> <output>".
+Step link_step(const compile::LinkAnalysis& a, StepKind kind, std::string what) {
+    Step s;
+    s.kind = kind;
+    s.cwd = a.command.cwd;
+    s.env = a.command.env;
+    s.description = std::move(what) + " " + a.output;
+    return s;
+}
+
 /// Builds the steps, renaming the driver's temporary files as it goes.
 class Planner {
 public:
@@ -77,12 +88,7 @@ private:
     }
 
     Step base(StepKind kind, std::string description) const {
-        Step s;
-        s.kind = kind;
-        s.cwd = plan_.analysis.command.cwd;
-        s.env = plan_.analysis.command.env;
-        s.description = std::move(description) + " " + plan_.analysis.output;
-        return s;
+        return link_step(plan_.analysis, kind, std::move(description));
     }
 
     /// `job` with every temporary file renamed: outputs (listed in `outs`, by
@@ -610,13 +616,8 @@ LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::stri
     plan.analysis = std::move(a);
     plan.private_dir = private_dir.empty() ? plan.analysis.output + ".phc" : private_dir;
     const std::string& dir = plan.private_dir;
-    auto base = [&](StepKind kind, const std::string& what) {
-        Step s;
-        s.kind = kind;
-        s.cwd = plan.analysis.command.cwd;
-        s.env = plan.analysis.command.env;
-        s.description = what + " " + plan.analysis.output;
-        return s;
+    auto base = [&](StepKind kind, std::string what) {
+        return link_step(plan.analysis, kind, std::move(what));
     };
     std::string joined;
     for (const std::string& arch : archs)

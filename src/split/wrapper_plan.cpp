@@ -183,9 +183,9 @@ public:
             auto bytes = load(file);
             if (!bytes) return bytes.error();
             if (util::ar::is_archive(**bytes)) {
-                auto members = util::ar::members(**bytes);
-                if (!members) return make_error(file + ": " + members.error().message);
-                for (const util::ar::Member& m : *members)
+                auto members = members_of(file, **bytes);
+                if (!members) return members.error();
+                for (const util::ar::Member& m : **members)
                     consider(file + "(" + m.name + ")", stem(m.name), m.data);
             } else {
                 consider(file, base_stem, **bytes);
@@ -209,14 +209,27 @@ private:
 
     /// Whether `file` starts with an archive's magic (its first 8 bytes read, once).
     bool starts_as_archive(const std::string& file) {
-        if (auto it = bytes_.find(file); it != bytes_.end())
-            return util::ar::is_archive(it->second);
+        auto [it, added] = archive_.emplace(file, false);
+        if (!added) return it->second;
         char head[8] = {};
-        std::FILE* f = std::fopen(file.c_str(), "rb");
-        if (!f) return false;
-        const size_t n = std::fread(head, 1, sizeof head, f);
-        std::fclose(f);
-        return util::ar::is_archive(std::string_view(head, n));
+        if (std::FILE* f = std::fopen(file.c_str(), "rb")) {
+            const size_t n = std::fread(head, 1, sizeof head, f);
+            std::fclose(f);
+            it->second = util::ar::is_archive(std::string_view(head, n));
+        }
+        return it->second;
+    }
+
+    /// The members of archive `file` (its `bytes`), parsed once.
+    Result<const std::vector<util::ar::Member>*> members_of(const std::string& file,
+                                                            std::string_view bytes) {
+        auto it = members_.find(file);
+        if (it == members_.end()) {
+            auto members = util::ar::members(bytes);
+            if (!members) return make_error(file + ": " + members.error().message);
+            it = members_.emplace(file, std::move(*members)).first;
+        }
+        return &it->second;
     }
 
     /// A file's bytes, read once.
@@ -231,7 +244,9 @@ private:
     }
 
     std::vector<std::string> files_;
-    std::map<std::string, std::string> bytes_;
+    std::map<std::string, std::string> bytes_; ///< files read, by name (nodes stay put)
+    std::map<std::string, bool> archive_;      ///< whether a file is an archive
+    std::map<std::string, std::vector<util::ar::Member>> members_; ///< views into bytes_
 };
 
 /// The wrapper links the device code itself, for `why`.
@@ -262,10 +277,7 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
     };
     DeviceInputs inputs(job);
     if (!inputs.problem.empty()) return alone(inputs.problem);
-    LinkPlanFiles r;
-    r.device.assign(archs.size(), {});
-    r.device_inputs_hash.assign(archs.size(), {});
-    r.host = {job};
+    LinkPlanFiles r = wrapper_links_all(job, archs.size(), {}); // then given the images
     for (const std::string& arch : archs)
         r.host[0].push_back("--override-image=hip=" + device_link_image(dir, arch));
     if (Status made = util::make_dirs(dir + "/x"); !made) return made.error();
