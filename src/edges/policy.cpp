@@ -476,6 +476,13 @@ Status render_into(Edges& out, const std::vector<ninja::NewStatement>& statement
 
 } // namespace
 
+Result<bool> order_by_size() {
+    const std::optional<std::string> v = util::get("PHC_FIRST_ORDER");
+    if (!v || v->empty() || *v == "size") return true;
+    if (*v == "given") return false;
+    return make_error(fmt::format("PHC_FIRST_ORDER: '{}' is not size or given", *v));
+}
+
 std::string step_runner(const std::string& self, const std::string& records) {
     if (self.empty() || util::get("PHC_REGEN_STEPS") == "0") return {};
     return compile::join_command({self, "step", "--records", records});
@@ -522,7 +529,13 @@ std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, con
     std::vector<ninja::NewStatement> out;
     for (auto& rule : device_rules(o))
         out.push_back(std::move(rule));
-    for (const split::GraphEdge& e : split::plan_edges(plan, o.spell, policy.durations)) {
+    const split::Durations* durations = policy.durations;
+    split::Durations guess;
+    if (policy.guess_order && (!durations || durations->empty())) {
+        guess = split::guess_durations(plan, o.spell);
+        durations = &guess;
+    }
+    for (const split::GraphEdge& e : split::plan_edges(plan, o.spell, durations)) {
         if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
         ninja::BuildStatement b = edge_files(e, carry);
         switch (e.step->kind) {

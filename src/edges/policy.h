@@ -80,6 +80,9 @@ struct Policy {
     /// The last durations of the build's edges (.ninja_log), by which each
     /// object's edges are listed critical path first; null for none.
     const split::Durations* durations = nullptr;
+    /// Without durations, list each object's edges by split::guess_durations
+    /// (its source's size) instead of the plan's order.
+    bool guess_order = false;
     /// How a step's path (relative to the step's cwd) is spelled in the ninja
     /// file; null: the cwd joined with the path (regen: ninja runs where the
     /// build's commands start).
@@ -102,6 +105,11 @@ struct Carry {
     std::string host_before, host_after;
 };
 
+/// PHC_FIRST_ORDER: true for "size" (the default: Policy::guess_order when
+/// there are no durations), false for "given"; an error naming the variable
+/// for anything else.
+Result<bool> order_by_size();
+
 /// Policy::step for phc-ninja at `self` keeping its records and budget in the
 /// folder `records` (absolute); "" when `self` is "" or PHC_REGEN_STEPS=0.
 std::string step_runner(const std::string& self, const std::string& records);
@@ -120,7 +128,7 @@ struct Edges {
     std::string text;   ///< the edges and the object's own device rule
     SharedRules shared; ///< what they use that other objects may share
     size_t count = 0;   ///< build statements in `text`
-    /// With Policy::durations, the longest chain of the edges
+    /// With Policy::durations (or guess_order), the longest chain of the edges
     /// (split::GraphEdge::chain_ms); else 0.
     int64_t chain_ms = 0;
 };

@@ -157,6 +157,9 @@ Result<GenReport> run_gen(const GenRequest& request) {
         if (options.durations.empty() && !past.empty()) options.durations = sched::wall_times(past);
         if (auto st = sched::seed_steps(options.private_dir, past); !st) return st.error();
     }
+    auto by_size = edges::order_by_size();
+    if (!by_size) return by_size.error();
+    options.guess_order = options.durations.empty() && *by_size;
     if (!options.step.empty())
         options.sets = regen::header_sets(
             {.self = util::self_exe(),

@@ -225,6 +225,7 @@ Result<edges::Edges> entry_edges(const Entry& e, const GenOptions& options,
             policy.remote_pool = options.remote_jobs > 0;
             if (!d.engine.empty()) g.distributed += d.archs.size();
             policy.durations = &options.durations;
+            policy.guess_order = options.guess_order && options.durations.empty();
             policy.step = options.step;
             policy.sets = options.sets;
             return split_edges(std::move(*plan), d.object, ninja_dir, std::move(policy));
@@ -289,8 +290,8 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
     g.text = std::move(head).value();
     // ninja 1.11 starts the ready edge it read first: the entries whose work
     // took longest to finish last time first (entries without times first;
-    // without a log, the database's order).
-    if (!options.durations.empty())
+    // without a log or history, by their sources' sizes; plain entries after).
+    if (!options.durations.empty() || options.guess_order)
         std::stable_sort(
             planned.begin(), planned.end(),
             [](const edges::Edges& a, const edges::Edges& b) { return a.chain_ms > b.chain_ms; });

@@ -31,8 +31,12 @@ struct GenOptions {
     split::Selection select;    ///< which objects to split (--only, --skip)
     /// What each edge took when the ninja file was last built (its .ninja_log):
     /// each object's edges, and the objects, are written critical path first
-    /// (split::step_edges); empty keeps the database's order.
+    /// (split::step_edges); empty keeps the database's order, unless
+    /// guess_order.
     split::Durations durations;
+    /// Without durations, the split objects' edges and the objects by their
+    /// sources' sizes (edges::Policy::guess_order, PHC_FIRST_ORDER).
+    bool guess_order = false;
     /// The step runner of the split edges (edges::Policy::step), "" for none.
     std::string step;
     /// When `sets` is not empty, split edges record header sets

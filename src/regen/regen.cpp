@@ -245,8 +245,8 @@ std::vector<ninja::NewStatement> head_statements(const std::string& origin, Appl
 /// only) and works out which files to write.
 Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>& tops,
                    probe::ProbeCache& probes, const std::string& step, const std::string& sets,
-                   const split::Durations& durations, std::set<std::string>& counted, Summary& sum,
-                   PhaseTimer& timer) {
+                   const split::Durations& durations, bool guess, std::set<std::string>& counted,
+                   Summary& sum, PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     const edges::Policy policy{.names = unique_names(m),
@@ -256,6 +256,7 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
                                .step = step,
                                .sets = sets,
                                .durations = &durations,
+                               .guess_order = guess,
                                .spell = {}};
     const Context context{m, probes, policy, opts.overlap_host, opts.select};
     top.done = plan_all(context, opts.threads);
@@ -412,10 +413,15 @@ Result<Summary> run(const Options& opts) {
         if (auto st = sched::seed_steps(kProbeDir, past); !st)
             sum.warnings.push_back(st.error().text());
     }
+    // Without either, an order that needs no history (PHC_FIRST_ORDER).
+    auto by_size = edges::order_by_size();
+    if (!by_size) return by_size.error();
+    const bool guess = durations.empty() && *by_size;
+    sum.guessed_order = guess;
     std::set<std::string> counted;
     for (auto& top : tops)
-        if (auto st = rewrite_top(*top, opts, top_paths, probes, step, sets, durations, counted,
-                                  sum, timer);
+        if (auto st = rewrite_top(*top, opts, top_paths, probes, step, sets, durations, guess,
+                                  counted, sum, timer);
             !st)
             return st.error();
     sum.probes_run = probes.probes_run();
@@ -463,6 +469,8 @@ std::string summary_line(const Summary& s, bool dry_run) {
         line += fmt::format("; put back {} header record{} a direct cmake run dropped",
                             s.deps_restored, s.deps_restored == 1 ? "" : "s");
     if (!s.history.empty()) line += "; ordered by the project's history " + s.history;
+    if (s.guessed_order && s.objects_split > 0)
+        line += "; no build log or history: the largest sources first";
     return line;
 }
 

@@ -61,6 +61,9 @@ struct Summary {
     /// The project's step history (sched/history.h) that ordered the edges of
     /// a build directory without a .ninja_log; "" when none did.
     std::string history;
+    /// No .ninja_log and no history: edges listed by their sources' sizes
+    /// (split::guess_durations).
+    bool guessed_order = false;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
     /// Top manifests rewritten: the manifest, and with CMake's Ninja Multi-Config

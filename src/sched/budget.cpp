@@ -23,29 +23,27 @@ namespace phc::sched {
 
 namespace {
 
-int64_t monotonic_ns() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+constexpr int64_t kNever = INT64_MAX;
 
-/// A reservation file's line: state, bytes, since.
+/// A reservation file's line: state, bytes, since, end.
 struct Entry {
     char state = 0;
     uint64_t bytes = 0;
     int64_t since = 0;
+    int64_t end = 0;
 };
 
 std::optional<Entry> read_entry(int fd) {
     char buf[96] = {};
     ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
     Entry e;
-    long long since = 0;
+    long long since = 0, end = 0;
     unsigned long long bytes = 0;
-    if (n <= 0 || std::sscanf(buf, "%c %llu %lld", &e.state, &bytes, &since) != 3)
+    if (n <= 0 || std::sscanf(buf, "%c %llu %lld %lld", &e.state, &bytes, &since, &end) < 3)
         return std::nullopt;
     e.bytes = bytes;
     e.since = since;
+    e.end = end > 0 ? end : 0;
     return e;
 }
 
@@ -53,7 +51,7 @@ std::optional<Entry> read_entry(int fd) {
 /// truncation is needed (ext4 writes a file truncated to zero back to disk
 /// when it is closed, which costs every step a fraction of a millisecond).
 bool write_entry(int fd, const Entry& e) {
-    std::string line = fmt::format("{} {} {}", e.state, e.bytes, e.since);
+    std::string line = fmt::format("{} {} {} {}", e.state, e.bytes, e.since, e.end);
     line.resize(63, ' ');
     line += '\n';
     return ::pwrite(fd, line.data(), line.size(), 0) == static_cast<ssize_t>(line.size());
@@ -76,6 +74,7 @@ void count_entry(int dirfd, const std::string& dir, const char* name, int64_t si
     if (e->state == 'R') {
         h.running += e->bytes;
         ++h.running_count;
+        h.ends.push_back({e->bytes, e->end});
     } else if (e->since < since && (!h.waiting || e->since < h.ahead_since)) {
         h.waiting = true;
         h.ahead = e->bytes;
@@ -85,9 +84,40 @@ void count_entry(int dirfd, const std::string& dir, const char* name, int64_t si
 
 } // namespace
 
-bool may_start(const Holders& h, uint64_t bytes, uint64_t budget) {
-    if (!h.waiting && h.running_count == 0) return true;
-    return h.running + bytes + (h.waiting ? h.ahead : 0) <= budget;
+int64_t monotonic_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+Shadow shadow_of(const Holders& h, uint64_t budget, int64_t now) {
+    // What stays reserved after the running steps that end first have ended.
+    auto free_beside = [&](uint64_t remaining) {
+        return remaining + h.ahead <= budget ? budget - remaining - h.ahead : 0;
+    };
+    uint64_t remaining = h.running;
+    if (remaining + h.ahead <= budget || h.running_count == 0) return {now, free_beside(remaining)};
+    std::vector<Running> ends = h.ends;
+    for (Running& r : ends)
+        r.end = r.end == 0 ? kNever : std::max(r.end, now); // late: about to end
+    std::sort(ends.begin(), ends.end(),
+              [](const Running& a, const Running& b) { return a.end < b.end; });
+    for (const Running& r : ends) {
+        if (r.end == kNever) break;
+        remaining -= std::min(remaining, r.bytes);
+        // The head fits then, or runs alone once nothing else does.
+        if (remaining + h.ahead <= budget || remaining == 0) return {r.end, free_beside(remaining)};
+    }
+    // Some step's end is unknown: nothing is known to end before the head starts.
+    return {kNever, free_beside(h.running)};
+}
+
+bool may_start(const Holders& h, const Ask& ask, uint64_t budget, int64_t now) {
+    if (h.running_count > 0 && h.running + ask.bytes > budget) return false; // does not fit now
+    if (!h.waiting) return true;
+    const Shadow s = shadow_of(h, budget, now);
+    if (ask.bytes <= s.extra) return true; // fits beside the head when it starts
+    return ask.duration_ns > 0 && s.time != kNever && now + ask.duration_ns <= s.time;
 }
 
 Holders scan_holders(const std::string& dir, const std::string& self, int64_t since) {
@@ -117,7 +147,7 @@ Reservation::~Reservation() {
     if (!path_.empty()) ::unlink(path_.c_str());
 }
 
-Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t budget) {
+Result<Reservation> reserve(const std::string& dir, const Ask& ask, uint64_t budget) {
     if (auto st = util::make_dirs(dir); !st) return st.error();
     auto folder = util::FileLock::open(dir + "/lock");
     if (!folder) return folder.error();
@@ -131,7 +161,7 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
     r.file_ = util::FileLock(std::move(fd), path);
     if (auto had = r.file_.try_lock(); !had) return had.error();
     const std::string self = path.substr(path.rfind('/') + 1);
-    Entry mine{'W', bytes, monotonic_ns()};
+    Entry mine{'W', ask.bytes, monotonic_ns(), 0};
     const auto start = std::chrono::steady_clock::now();
     // A step that ends removes its file: the waiting steps learn of it at once
     // (inotify), watched from the first look that says wait, which is made
@@ -143,8 +173,12 @@ Result<Reservation> reserve(const std::string& dir, uint64_t bytes, uint64_t bud
     bool watching = false;
     int delay_ms = 1;
     for (;;) {
-        const bool start_now = may_start(scan_holders(dir, self, mine.since), bytes, budget);
-        if (start_now) mine.state = 'R';
+        const int64_t now = monotonic_ns();
+        const bool start_now = may_start(scan_holders(dir, self, mine.since), ask, budget, now);
+        if (start_now) {
+            mine.state = 'R';
+            mine.end = ask.duration_ns > 0 ? now + ask.duration_ns : 0;
+        }
         if (!write_entry(r.file_.fd(), mine))
             return error_at(path, std::string("cannot write: ") + std::strerror(errno));
         if (start_now) break;

@@ -100,8 +100,9 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
     const std::string steps = a.records + "/steps";
     (void)util::make_dirs(a.records); // a failure shows when the budget or records need it
     auto text = util::read_regular_file(steps, kMaxStepsBytes);
-    r.reserved = estimate(text ? *text : std::string(), a.outputs, kind);
-    auto held = reserve(a.records + "/budget", r.reserved, budget);
+    const Estimate e = estimate(text ? *text : std::string(), a.outputs, kind);
+    r.reserved = e.bytes;
+    auto held = reserve(a.records + "/budget", {e.bytes, e.wall_ms * 1000000}, budget);
     if (!held) warn(held.error().text() + "; running without a memory budget");
     auto m = run_measured(a.command, a.cd, util::env_pairs(a.env));
     if (!m) {

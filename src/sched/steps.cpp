@@ -155,21 +155,32 @@ Status append_records(const std::string& path, const std::vector<StepRecord>& re
     return Ok{};
 }
 
-uint64_t estimate(std::string_view steps, const std::vector<std::string>& outputs, Kind kind) {
-    std::vector<std::optional<uint64_t>> last(outputs.size()); // each output's last peak
+Estimate estimate(std::string_view steps, const std::vector<std::string>& outputs, Kind kind) {
+    std::vector<const StepRecord*> last(outputs.size(), nullptr); // each output's last success
+    const std::vector<StepRecord> records = parse_records(steps);
     uint64_t kind_peak = 0;
-    for (const StepRecord& r : parse_records(steps)) {
+    for (const StepRecord& r : records) {
         if (r.exit_code != 0) continue; // a failed step's peak says little
         if (r.kind == kind) kind_peak = std::max(kind_peak, r.peak);
         auto it = std::find(outputs.begin(), outputs.end(), r.output);
-        if (it != outputs.end()) last[static_cast<size_t>(it - outputs.begin())] = r.peak;
+        if (it != outputs.end()) last[static_cast<size_t>(it - outputs.begin())] = &r;
     }
+    Estimate e;
     std::optional<uint64_t> own;
-    for (const auto& peak : last)
-        if (peak) own = std::max(own.value_or(0), *peak);
-    if (own) return with_margin(*own);
-    if (kind_peak > 0) return with_margin(kind_peak);
-    return default_estimate(kind);
+    bool every_wall = !outputs.empty();
+    for (const StepRecord* r : last) {
+        if (!r) {
+            every_wall = false;
+            continue;
+        }
+        own = std::max(own.value_or(0), r->peak);
+        e.wall_ms = std::max(e.wall_ms, r->wall_ms + r->wall_ms / 10);
+    }
+    if (!every_wall) e.wall_ms = 0;
+    e.bytes = own             ? with_margin(*own)
+              : kind_peak > 0 ? with_margin(kind_peak)
+                              : default_estimate(kind);
+    return e;
 }
 
 } // namespace phc::sched

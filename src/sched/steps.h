@@ -32,6 +32,9 @@
 //   - else the largest peak recorded for its kind, plus 10%;
 //   - else the kind's default: device compile 1 GiB, host compile 1 GiB,
 //     device link 2 GiB, link 1 GiB, bundle and embed 64 MiB, other 1 GiB.
+// and its expected time, which lets it pass a waiting step it does not delay
+// (budget.h): the longest of its outputs' last wall times, plus 10%; unknown
+// when an output has none.
 #pragma once
 
 #include "util/error.h"
@@ -84,8 +87,15 @@ inline constexpr size_t kCompactAt = 4u << 20;
 /// about 250,000 outputs, twice over).
 inline constexpr size_t kMaxStepsBytes = 16 * kCompactAt;
 
+/// What a step is expected to take.
+struct Estimate {
+    uint64_t bytes = 0;  ///< memory (see the header comment)
+    int64_t wall_ms = 0; ///< time: its outputs' last wall time +10%; 0 when one has none
+};
+
 /// The estimate of a step of `kind` writing `outputs`, from a steps file's
-/// text (see the header comment): the largest of its outputs' last peaks.
-uint64_t estimate(std::string_view steps, const std::vector<std::string>& outputs, Kind kind);
+/// text (see the header comment): the largest of its outputs' last peaks and
+/// wall times.
+Estimate estimate(std::string_view steps, const std::vector<std::string>& outputs, Kind kind);
 
 } // namespace phc::sched

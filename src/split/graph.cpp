@@ -5,12 +5,40 @@
 #include <algorithm>
 #include <set>
 #include <string_view>
+#include <sys/stat.h>
 #include <unordered_map>
 
 namespace phc::split {
 
 std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell, const Durations* last) {
     return step_edges(plan.steps, plan.analysis.command.cwd, plan.analysis.output, spell, last);
+}
+
+Durations guess_durations(const Plan& plan, const SpellPath& spell) {
+    const std::string source = util::join_path(plan.analysis.command.cwd, plan.analysis.source);
+    struct stat st {};
+    const int64_t size = ::stat(source.c_str(), &st) == 0 && S_ISREG(st.st_mode)
+                             ? std::max<int64_t>(st.st_size, 1)
+                             : kUnknownMs;
+    Durations guess;
+    for (const Step& s : plan.steps) {
+        if (s.outputs.empty()) continue;
+        int64_t ms = 1;
+        switch (s.kind) {
+        case StepKind::Device:
+        case StepKind::Host:
+        case StepKind::RemoteHost:
+            ms = size;
+            break;
+        case StepKind::Preprocess:
+            ms = std::max<int64_t>(size / 10, 1);
+            break;
+        default:
+            break;
+        }
+        guess.emplace(spell(s, s.outputs[0]), ms);
+    }
+    return guess;
 }
 
 namespace {

@@ -69,6 +69,14 @@ std::vector<GraphEdge> step_edges(const std::vector<Step>& steps, const std::str
                                   const std::string& object, const SpellPath& spell,
                                   const Durations* last = nullptr);
 
+/// A time for each edge of `plan` that needs no history, for a build with no
+/// .ninja_log and no step history (the first build of a fresh build
+/// directory): each compile step counts the size of its source file in bytes
+/// (a larger source is guessed to compile longer; a missing one counts as
+/// kUnknownMs, long), a local preprocess step a tenth of that, every other
+/// step 1. Only an order follows from it: plan_edges() and the objects' order.
+Durations guess_durations(const Plan& plan, const SpellPath& spell);
+
 /// step_edges() of a split compile plan, whose final edge writes its object.
 std::vector<GraphEdge> plan_edges(const Plan& plan, const SpellPath& spell,
                                   const Durations* last = nullptr);

@@ -68,14 +68,34 @@ TEST_CASE("estimate: own last peak, else the kind's largest, else the default, e
                           record("a.o", Kind::Device, 2000), record("h.o", Kind::Host, 500),
                           record("f.o", Kind::Device, 9000, /*exit=*/1)})
         text += sched::record_line(r);
-    CHECK(sched::estimate(text, {"a.o"}, Kind::Device) == 2200); // its last, not its largest
-    CHECK(sched::estimate(text, {"a.o", "b.o"}, Kind::Device) == 3300);
-    CHECK(sched::estimate(text, {"new.o"}, Kind::Device) == 3300); // the failed step's left out
-    CHECK(sched::estimate(text, {"f.o"}, Kind::Device) == 3300);
-    CHECK(sched::estimate(text, {"new.o"}, Kind::Host) == 550);
-    CHECK(sched::estimate(text, {}, Kind::Devlink) == 2ull << 30);
-    CHECK(sched::estimate("", {"a.o"}, Kind::Bundle) == 64ull << 20);
-    CHECK(sched::estimate("", {"a.o"}, Kind::Device) == 1ull << 30);
+    CHECK(sched::estimate(text, {"a.o"}, Kind::Device).bytes == 2200); // its last, not its largest
+    CHECK(sched::estimate(text, {"a.o", "b.o"}, Kind::Device).bytes == 3300);
+    CHECK(sched::estimate(text, {"new.o"}, Kind::Device).bytes ==
+          3300); // the failed step's left out
+    CHECK(sched::estimate(text, {"f.o"}, Kind::Device).bytes == 3300);
+    CHECK(sched::estimate(text, {"new.o"}, Kind::Host).bytes == 550);
+    CHECK(sched::estimate(text, {}, Kind::Devlink).bytes == 2ull << 30);
+    CHECK(sched::estimate("", {"a.o"}, Kind::Bundle).bytes == 64ull << 20);
+    CHECK(sched::estimate("", {"a.o"}, Kind::Device).bytes == 1ull << 30);
+}
+
+TEST_CASE("estimate: the time is the outputs' last successful wall time +10%, else unknown") {
+    using sched::Kind;
+    std::string text;
+    auto timed = [](std::string out, int64_t wall, int exit = 0) {
+        sched::StepRecord r = record(std::move(out), Kind::Device, 1000, exit);
+        r.wall_ms = wall;
+        return r;
+    };
+    for (const auto& r : {timed("a.o", 5000), timed("a.o", 1000), timed("b.o", 3000),
+                          timed("b.o", 9000, /*exit=*/1)})
+        text += sched::record_line(r);
+    CHECK(sched::estimate(text, {"a.o"}, Kind::Device).wall_ms == 1100); // its last
+    CHECK(sched::estimate(text, {"b.o"}, Kind::Device).wall_ms == 3300); // not the failed one
+    CHECK(sched::estimate(text, {"a.o", "b.o"}, Kind::Device).wall_ms == 3300);
+    CHECK(sched::estimate(text, {"a.o", "new.o"}, Kind::Device).wall_ms == 0); // one unknown
+    CHECK(sched::estimate(text, {"new.o"}, Kind::Device).wall_ms == 0);        // not the kind's
+    CHECK(sched::estimate(text, {}, Kind::Device).wall_ms == 0);
 }
 
 TEST_CASE("append_records: parallel appenders never mix lines; the file stays bounded") {
