@@ -24,6 +24,10 @@ namespace phc::sched {
 namespace {
 
 constexpr int64_t kNever = INT64_MAX;
+/// What one entry may hold at most (1 EiB), and how long a step may be
+/// expected to run (a year): a garbage file or record never overflows a sum.
+constexpr uint64_t kMaxBytes = uint64_t{1} << 60;
+constexpr int64_t kMaxDurationNs = int64_t{365} * 24 * 3600 * 1000000000;
 
 /// A reservation file's line: state, bytes, since, end.
 struct Entry {
@@ -41,7 +45,7 @@ std::optional<Entry> read_entry(int fd) {
     unsigned long long bytes = 0;
     if (n <= 0 || std::sscanf(buf, "%c %llu %lld %lld", &e.state, &bytes, &since, &end) < 3)
         return std::nullopt;
-    e.bytes = bytes;
+    e.bytes = std::min<uint64_t>(bytes, kMaxBytes); // sums of a few never overflow
     e.since = since;
     e.end = end > 0 ? end : 0;
     return e;
@@ -72,7 +76,7 @@ void count_entry(int dirfd, const std::string& dir, const char* name, int64_t si
     auto e = read_entry(file.fd());
     if (!e) return; // not a reservation (every one is written whole under the folder's lock)
     if (e->state == 'R') {
-        h.running += e->bytes;
+        h.running = std::min(h.running + e->bytes, kMaxBytes); // both <= kMaxBytes
         ++h.running_count;
         h.ends.push_back({e->bytes, e->end});
     } else if (e->since < since && (!h.waiting || e->since < h.ahead_since)) {
@@ -117,7 +121,7 @@ bool may_start(const Holders& h, const Ask& ask, uint64_t budget, int64_t now) {
     if (!h.waiting) return true;
     const Shadow s = shadow_of(h, budget, now);
     if (ask.bytes <= s.extra) return true; // fits beside the head when it starts
-    return ask.duration_ns > 0 && s.time != kNever && now + ask.duration_ns <= s.time;
+    return ask.duration_ns > 0 && s.time != kNever && s.time - now >= ask.duration_ns;
 }
 
 Holders scan_holders(const std::string& dir, const std::string& self, int64_t since) {
@@ -147,7 +151,9 @@ Reservation::~Reservation() {
     if (!path_.empty()) ::unlink(path_.c_str());
 }
 
-Result<Reservation> reserve(const std::string& dir, const Ask& ask, uint64_t budget) {
+Result<Reservation> reserve(const std::string& dir, const Ask& asked, uint64_t budget) {
+    const Ask ask{std::min(asked.bytes, kMaxBytes),
+                  std::clamp<int64_t>(asked.duration_ns, 0, kMaxDurationNs)};
     if (auto st = util::make_dirs(dir); !st) return st.error();
     auto folder = util::FileLock::open(dir + "/lock");
     if (!folder) return folder.error();

@@ -174,7 +174,8 @@ Estimate estimate(std::string_view steps, const std::vector<std::string>& output
             continue;
         }
         own = std::max(own.value_or(0), r->peak);
-        e.wall_ms = std::max(e.wall_ms, r->wall_ms + r->wall_ms / 10);
+        const int64_t wall = std::clamp<int64_t>(r->wall_ms, 0, kMaxWallMs);
+        e.wall_ms = std::max(e.wall_ms, wall + wall / 10);
     }
     if (!every_wall) e.wall_ms = 0;
     e.bytes = own             ? with_margin(*own)

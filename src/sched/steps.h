@@ -87,6 +87,9 @@ inline constexpr size_t kCompactAt = 4u << 20;
 /// about 250,000 outputs, twice over).
 inline constexpr size_t kMaxStepsBytes = 16 * kCompactAt;
 
+/// The longest wall time an estimate takes from a record (a year, in ms).
+inline constexpr int64_t kMaxWallMs = int64_t{365} * 24 * 3600 * 1000;
+
 /// What a step is expected to take.
 struct Estimate {
     uint64_t bytes = 0;  ///< memory (see the header comment)

@@ -1,9 +1,12 @@
 // The plan as a graph: which step feeds which, what stands for the original edge.
 #include "compile/analysis.h"
 #include "fake_probe.h"
+#include "scratch.h"
 #include "split/graph.h"
+#include "util/file.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 using namespace phc;
 using namespace phc::split;
@@ -136,4 +139,32 @@ TEST_CASE("graph: an overlapped host compile longer than the device code is list
     light_host["host.o"] = 900;
     CHECK(outputs_in_order(steps, light_host) ==
           Strings{"gfx90a.o", "gfx906.o", "host.o", "bundle", "k.o"});
+}
+
+TEST_CASE("graph: without durations, a guess from the source's size (guess_durations)") {
+    test::ScratchDir dir;
+    REQUIRE(util::write_file_atomic(dir.file("k.hip"), std::string(5000, 'x')).ok());
+    Plan plan = test::fake_plan("cd " + dir.path() +
+                                    " && clang++-15 -x hip --offload-arch=gfx906 "
+                                    "--offload-arch=gfx90a -c k.hip -o k.o",
+                                {"gfx906", "gfx90a"});
+    auto spell = [](const Step&, const std::string& p) { return p; };
+    const Durations guess = guess_durations(plan, spell);
+    CHECK(guess.at("k.o.phc/gfx906.o") == 5000); // each compile: the source's bytes
+    CHECK(guess.at("k.o.phc/gfx90a.o") == 5000);
+    CHECK(guess.at("k.o.phc/bundle.hipfb") == 1);
+    CHECK(guess.at("k.o") == 5000);
+    // Its chains: device 5000 + bundle 1 + host 5000; the order stays the plan's.
+    auto edges = plan_edges(plan, spell, &guess);
+    REQUIRE(edges.size() == 4);
+    CHECK(edges[0].chain_ms == 10001);
+    CHECK(edges[3].outputs == Strings{"k.o"});
+    CHECK(edges[3].chain_ms == 5000);
+    // A larger source: a longer chain, so its object is placed first.
+    REQUIRE(util::write_file_atomic(dir.file("k.hip"), std::string(9000, 'x')).ok());
+    const Durations larger = guess_durations(plan, spell);
+    CHECK(plan_edges(plan, spell, &larger)[0].chain_ms == 18001);
+    // A source that is not there (generated later) counts as long.
+    REQUIRE(::unlink(dir.file("k.hip").c_str()) == 0);
+    CHECK(guess_durations(plan, spell).at("k.o.phc/gfx906.o") == kUnknownMs);
 }
