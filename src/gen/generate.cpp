@@ -225,7 +225,7 @@ Result<edges::Edges> entry_edges(const Entry& e, const GenOptions& options,
             policy.remote_pool = options.remote_jobs > 0;
             if (!d.engine.empty()) g.distributed += d.archs.size();
             policy.durations = &options.durations;
-            policy.guess_order = options.guess_order && options.durations.empty();
+            policy.guess_order = options.guess_order;
             policy.step = options.step;
             policy.sets = options.sets;
             return split_edges(std::move(*plan), d.object, ninja_dir, std::move(policy));

@@ -76,9 +76,7 @@ void count_entry(int dirfd, const std::string& dir, const char* name, int64_t si
     auto e = read_entry(file.fd());
     if (!e) return; // not a reservation (every one is written whole under the folder's lock)
     if (e->state == 'R') {
-        h.running = std::min(h.running + e->bytes, kMaxBytes); // both <= kMaxBytes
-        ++h.running_count;
-        h.ends.push_back({e->bytes, e->end});
+        h.running.push_back({e->bytes, e->end});
     } else if (e->since < since && (!h.waiting || e->since < h.ahead_since)) {
         h.waiting = true;
         h.ahead = e->bytes;
@@ -87,6 +85,13 @@ void count_entry(int dirfd, const std::string& dir, const char* name, int64_t si
 }
 
 } // namespace
+
+uint64_t Holders::reserved() const {
+    uint64_t sum = 0;
+    for (const Running& r : running) // each <= kMaxBytes: the sum never overflows
+        sum = std::min(sum + std::min(r.bytes, kMaxBytes), kMaxBytes);
+    return sum;
+}
 
 int64_t monotonic_ns() {
     timespec ts{};
@@ -99,9 +104,10 @@ Shadow shadow_of(const Holders& h, uint64_t budget, int64_t now) {
     auto free_beside = [&](uint64_t remaining) {
         return remaining + h.ahead <= budget ? budget - remaining - h.ahead : 0;
     };
-    uint64_t remaining = h.running;
-    if (remaining + h.ahead <= budget || h.running_count == 0) return {now, free_beside(remaining)};
-    std::vector<Running> ends = h.ends;
+    const uint64_t reserved = h.reserved();
+    uint64_t remaining = reserved;
+    if (remaining + h.ahead <= budget || h.running.empty()) return {now, free_beside(remaining)};
+    std::vector<Running> ends = h.running;
     for (Running& r : ends)
         r.end = r.end == 0 ? kNever : std::max(r.end, now); // late: about to end
     std::sort(ends.begin(), ends.end(),
@@ -113,11 +119,11 @@ Shadow shadow_of(const Holders& h, uint64_t budget, int64_t now) {
         if (remaining + h.ahead <= budget || remaining == 0) return {r.end, free_beside(remaining)};
     }
     // Some step's end is unknown: nothing is known to end before the head starts.
-    return {kNever, free_beside(h.running)};
+    return {kNever, free_beside(reserved)};
 }
 
 bool may_start(const Holders& h, const Ask& ask, uint64_t budget, int64_t now) {
-    if (h.running_count > 0 && h.running + ask.bytes > budget) return false; // does not fit now
+    if (!h.running.empty() && h.reserved() + ask.bytes > budget) return false; // does not fit now
     if (!h.waiting) return true;
     const Shadow s = shadow_of(h, budget, now);
     if (ask.bytes <= s.extra) return true; // fits beside the head when it starts

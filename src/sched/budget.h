@@ -50,12 +50,13 @@ struct Running {
 
 /// What the other steps of the folder hold.
 struct Holders {
-    uint64_t running = 0;      ///< bytes reserved by running steps
-    int running_count = 0;     ///< running steps
-    std::vector<Running> ends; ///< each running step
-    uint64_t ahead = 0;        ///< the estimate of the oldest step waiting before us
-    int64_t ahead_since = 0;   ///< when that step began to wait
-    bool waiting = false;      ///< some step began to wait before us
+    std::vector<Running> running; ///< each running step
+    uint64_t ahead = 0;           ///< the estimate of the oldest step waiting before us
+    int64_t ahead_since = 0;      ///< when that step began to wait
+    bool waiting = false;         ///< some step began to wait before us
+
+    /// The bytes the running steps reserved, in all.
+    uint64_t reserved() const;
 };
 
 /// What a step asks for: its estimate and how long it is expected to run.

@@ -62,22 +62,22 @@ TEST_CASE("may_start: fits beside what runs; alone always; the oldest waiter fir
     using sched::Ask;
     sched::Holders none;
     CHECK(sched::may_start(none, Ask{10}, 5, 0)); // larger than the budget, alone: runs
-    sched::Holders running{4, 1, {{4, 0}}, 0, 0, false};
+    sched::Holders running{{{4, 0}}, 0, 0, false};
     CHECK(sched::may_start(running, Ask{6}, 10, 0));
     CHECK_FALSE(sched::may_start(running, Ask{7}, 10, 0));
-    sched::Holders waiting{4, 1, {{4, 0}}, 5, 1, true}; // an older step waits for 5
+    sched::Holders waiting{{{4, 0}}, 5, 1, true}; // an older step waits for 5
     CHECK(sched::may_start(waiting, Ask{1}, 10, 0));
     CHECK_FALSE(sched::may_start(waiting, Ask{2}, 10, 0)); // would keep the older one waiting
     // The running step's end is unknown: no time is short enough to pass.
     CHECK_FALSE(sched::may_start(waiting, Ask{2, 1}, 10, 0));
-    sched::Holders big_waiting{0, 0, {}, 20, 1, true}; // nothing runs; an older step of 20 waits
+    sched::Holders big_waiting{{}, 20, 1, true}; // nothing runs; an older step of 20 waits
     CHECK_FALSE(sched::may_start(big_waiting, Ask{1, 1}, 10, 0)); // it goes first
 }
 
 TEST_CASE("may_start: a step passes the waiting head when it does not delay it (backfill)") {
     using sched::Ask;
     // 6 runs until t=100; the head needs 8 of 10: it starts at 100, leaving 2.
-    sched::Holders h{6, 1, {{6, 100}}, 8, 1, true};
+    sched::Holders h{{{6, 100}}, 8, 1, true};
     const sched::Shadow s = sched::shadow_of(h, 10, 0);
     CHECK(s.time == 100);
     CHECK(s.extra == 2);
@@ -90,29 +90,29 @@ TEST_CASE("may_start: a step passes the waiting head when it does not delay it (
     CHECK_FALSE(sched::may_start(h, Ask{4, 50}, 10, 60)); // late: ends at 110
 
     // The head fits only once both end: its shadow is the later end.
-    sched::Holders two{8, 2, {{5, 200}, {3, 100}}, 6, 1, true};
+    sched::Holders two{{{5, 200}, {3, 100}}, 6, 1, true};
     CHECK(sched::shadow_of(two, 10, 0).time == 200);
     CHECK(sched::shadow_of(two, 10, 0).extra == 4);
     CHECK(sched::may_start(two, Ask{2, 150}, 10, 0));
     CHECK(sched::may_start(two, Ask{2, 0}, 10, 0)); // 2 <= the 4 left beside the head
 
     // A step of unknown end that must end first: no shadow, the plain rule.
-    sched::Holders unknown{8, 2, {{5, 0}, {3, 100}}, 6, 1, true};
+    sched::Holders unknown{{{5, 0}, {3, 100}}, 6, 1, true};
     CHECK(sched::shadow_of(unknown, 10, 0).time == INT64_MAX);
     CHECK_FALSE(sched::may_start(unknown, Ask{2, 10}, 10, 0));
     // ... and one that need not: the known end suffices.
-    sched::Holders enough{8, 2, {{3, 0}, {5, 100}}, 6, 1, true};
+    sched::Holders enough{{{3, 0}, {5, 100}}, 6, 1, true};
     CHECK(sched::shadow_of(enough, 10, 0).time == 100);
     CHECK(sched::shadow_of(enough, 10, 0).extra == 1);
     CHECK(sched::may_start(enough, Ask{2, 90}, 10, 0));
 
     // A step past its expected end is taken to end now: nothing ends before.
-    sched::Holders late{6, 1, {{6, 50}}, 8, 1, true};
+    sched::Holders late{{{6, 50}}, 8, 1, true};
     CHECK(sched::shadow_of(late, 10, 100).time == 100);
     CHECK_FALSE(sched::may_start(late, Ask{4, 10}, 10, 100));
 
     // A head larger than the budget runs alone: nothing may run beside it.
-    sched::Holders huge{6, 1, {{6, 100}}, 20, 1, true};
+    sched::Holders huge{{{6, 100}}, 20, 1, true};
     CHECK(sched::shadow_of(huge, 10, 0).time == 100);
     CHECK(sched::shadow_of(huge, 10, 0).extra == 0);
     CHECK(sched::may_start(huge, Ask{4, 100}, 10, 0));
