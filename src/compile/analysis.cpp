@@ -62,6 +62,8 @@ std::string_view reason_code(Reason r) {
         return "link-unmodelled";
     case Reason::NotSelected:
         return "not-selected";
+    case Reason::JobsDiffer:
+        return "jobs-differ";
     }
     return "unknown";
 }

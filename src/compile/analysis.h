@@ -42,6 +42,7 @@ enum class Reason {
     LinkNotRdc,      ///< a link without -fgpu-rdc: the driver generates no device code
     LinkUnmodelled,  ///< the driver's RDC link runs jobs (or files) the split does not model
     NotSelected,     ///< the user's --only / --skip leave the object out
+    JobsDiffer,      ///< the split's own driver jobs are not the original's (split/guard.h)
 };
 
 /// The stable machine-readable code of a reason, e.g. "single-arch".

@@ -6,6 +6,7 @@
 #include "gen/compdb.h"
 #include "probe/probe.h"
 #include "split/graph.h"
+#include "split/guard.h"
 #include "split/select.h"
 #include "util/error.h"
 
@@ -27,7 +28,8 @@ struct GenOptions {
     int remote_jobs = 0;        ///< depth of the distributed compiles' pool
     std::string private_dir;    ///< absolute dir for split intermediates and the probe cache
     std::string generated_from; ///< the database's name, for the header comment
-    probe::Prober prober;       ///< asks the compiler (tests give recorded results)
+    /// Asks the compiler, with the plan-time guard (tests give recorded results).
+    probe::Prober prober = split::guarded_prober();
     split::Selection select;    ///< which objects to split (--only, --skip)
     /// What each edge took when the ninja file was last built (its .ninja_log):
     /// each object's edges, and the objects, are written critical path first

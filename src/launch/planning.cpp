@@ -4,6 +4,7 @@
 #include "compile/command.h"
 #include "compile/shell.h"
 #include "probe/probe.h"
+#include "split/guard.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/file.h"
@@ -185,7 +186,7 @@ Result<Planned> plan_command(const std::vector<std::string>& argv, const std::st
     if (!rec.command) return Planned{std::nullopt, rec.reason};
     compile::Analysis a = compile::analyze(std::move(*rec.command), {});
     if (!a.decision.split()) return Planned{std::nullopt, a.decision.text};
-    probe::ProbeCache cache(probe_cache);
+    probe::ProbeCache cache(probe_cache, split::guarded_prober());
     split::PlanOptions opts;
     opts.private_dir = private_dir;
     // PHC_OVERLAP_HOST=1: the host compile beside the device compiles (plan.h).

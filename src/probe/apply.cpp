@@ -35,6 +35,8 @@ void apply_probe(compile::Analysis& a, const ProbeResult& p) {
         a.decision =
             Decision{Reason::ArchMismatch, "the driver bundles " + join_archs(p.archs) +
                                                ", the command names " + join_archs(a.archs)};
+    } else if (!p.jobs_differ.empty()) {
+        a.decision = Decision{Reason::JobsDiffer, p.jobs_differ};
     }
 }
 

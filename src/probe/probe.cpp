@@ -571,8 +571,17 @@ std::string probe_wrapper(std::string_view text, const std::string& scratch, Pro
     auto packed = util::run_capture(pack);
     if (!packed || packed->exit_code != 0)
         return "packing stand-in images: " + failure(pack[0], packed);
+    // The packed file by its name, wherever it stands: options may follow it
+    // (clang 22 puts --compress last).
+    const std::string packed_by_driver = job_word_after(packer, "-o");
     std::vector<std::string> dry = wrapper;
-    dry.back() = scratch + "/phc-probe.out";
+    bool reads_packed = false;
+    for (size_t i = 1; i < dry.size(); ++i)
+        if (dry[i] == packed_by_driver && dry[i - 1] != "-o") {
+            dry[i] = scratch + "/phc-probe.out";
+            reads_packed = true;
+        }
+    if (!reads_packed) return "the wrapper does not read the packer's output " + packed_by_driver;
     for (size_t i = 1; i + 1 < dry.size(); ++i)
         if (dry[i] == "-o") dry[i + 1] = scratch + "/phc-probe.hipfb";
     dry.insert(dry.begin(), {"env", "TMPDIR=" + scratch});

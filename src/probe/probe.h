@@ -64,6 +64,13 @@ struct ProbeResult {
     /// as the host compile's placeholder: a file the farm's environment holds
     /// at the same path (phc-ninja icecc-env puts their folders there).
     std::vector<std::string> device_libraries;
+    /// The plan-time guard's verdict (split/guard.h): "" when the split's own
+    /// driver jobs are the original's, else the first difference ("clang -cc1
+    /// (gfx906): -flto=full not carried"); the compile is then left alone.
+    std::string jobs_differ;
+    /// The same for the --overlap-host shape (its host step), when the plain
+    /// shape agrees: such a compile is split without overlapping.
+    std::string overlap_differs;
 
     /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
     /// for the bundler, "--image=file=...,arch=..." for the packer).

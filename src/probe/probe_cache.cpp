@@ -30,8 +30,9 @@ using nlohmann::json;
 
 /// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile;
 /// 4: codegen (the new driver's per-architecture code generation); 5: embed_option
-/// (the new driver's RDC packer) and uses_cuid; 6: device_libraries.
-constexpr int kFormat = 6;
+/// (the new driver's RDC packer) and uses_cuid; 6: device_libraries; 7: jobs_differ
+/// and overlap_differs (the plan-time guard: entries made before it are probed again).
+constexpr int kFormat = 7;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";
@@ -50,7 +51,9 @@ json to_json(const ProbeResult& r) {
                 {"embed_option", r.embed_option},
                 {"uses_cuid", r.uses_cuid},
                 {"not_understood", r.not_understood},
-                {"device_libraries", r.device_libraries}};
+                {"device_libraries", r.device_libraries},
+                {"jobs_differ", r.jobs_differ},
+                {"overlap_differs", r.overlap_differs}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -69,6 +72,8 @@ ProbeResult from_json(const json& j) {
     r.uses_cuid = j.at("uses_cuid").get<bool>();
     r.not_understood = j.value("not_understood", ""); // entries of older versions have none
     r.device_libraries = j.at("device_libraries").get<std::vector<std::string>>();
+    r.jobs_differ = j.at("jobs_differ").get<std::string>();
+    r.overlap_differs = j.at("overlap_differs").get<std::string>();
     return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include "probe/probe.h"
 #include "regen/edges.h"
+#include "split/guard.h"
 #include "split/select.h"
 #include "util/error.h"
 
@@ -30,7 +31,8 @@ struct Options {
     int threads = 0;           ///< planning threads; 0 = one per core, up to 8
     std::string self;          ///< absolute path of phc-ninja, for the re-run hook
     std::string build_dir;     ///< absolute build directory, for the re-run hook
-    probe::Prober prober;      ///< asks the compiler (tests give recorded results)
+    /// Asks the compiler, with the plan-time guard (tests give recorded results).
+    probe::Prober prober = split::guarded_prober();
     split::Selection select;   ///< which objects to split (--only, --skip)
     bool overlap_host = false; ///< host compiles beside the device compiles (plan.h)
     /// Distributed device compiles (split::PlanOptions::distribute, --distribute);

@@ -2,6 +2,7 @@
 
 #include "compile/command.h"
 #include "compile/shell.h"
+#include "split/guard.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "util/args.h"
@@ -64,6 +65,9 @@ void print_plan(const Plan& p) {
     std::printf("# reason: %s: %s\n", std::string(compile::reason_code(d.reason)).c_str(),
                 d.text.c_str());
     if (!p.split()) return;
+    std::printf("# guard: the split's driver jobs are the original's\n");
+    if (!p.overlap_reason.empty())
+        std::printf("# overlap-host not used: %s\n", p.overlap_reason.c_str());
     std::printf("# cuid: %s\n", p.cuid.c_str());
     Step mk;
     mk.cwd = p.analysis.command.cwd;
@@ -128,7 +132,7 @@ int cli_main(int argc, char** argv) {
             compile::Reason::LinkNotRdc)
             return explain_link(a, cl.name);
     }
-    probe::ProbeCache probes(a.probe_cache);
+    probe::ProbeCache probes(a.probe_cache, guarded_prober());
     auto p = plan(std::move(an), probes, a.plan);
     if (!p) return print_error(cl.name, p.error());
     print_plan(*p);

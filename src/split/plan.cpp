@@ -700,7 +700,13 @@ Result<Plan> plan(compile::Analysis a, probe::ProbeCache& probes, const PlanOpti
         p.analysis = std::move(a);
         return p;
     }
-    return make_plan(std::move(a), *probe, opts);
+    if (!opts.overlap_host || probe->overlap_differs.empty())
+        return make_plan(std::move(a), *probe, opts);
+    PlanOptions plain = opts;
+    plain.overlap_host = false;
+    Plan p = make_plan(std::move(a), *probe, plain);
+    p.overlap_reason = "jobs-differ: " + probe->overlap_differs;
+    return p;
 }
 
 } // namespace phc::split

@@ -108,6 +108,10 @@ struct Plan {
     /// Why the host compile stays local although --overlap-host and an engine
     /// were asked for; "" otherwise.
     std::string host_local_reason;
+    /// Why --overlap-host was asked for but the host compile embeds the bundle
+    /// after the device compiles (the guard found the overlapped host step's
+    /// jobs differ from the driver's); "" otherwise.
+    std::string overlap_reason;
 
     bool split() const { return analysis.decision.split(); }
 };
