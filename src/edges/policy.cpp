@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <optional>
+#include <set>
 
 namespace phc::edges {
 
@@ -476,11 +477,12 @@ Status render_into(Edges& out, const std::vector<ninja::NewStatement>& statement
 
 } // namespace
 
-Result<bool> order_by_size() {
+Result<FirstOrder> first_order() {
     const std::optional<std::string> v = util::get("PHC_FIRST_ORDER");
-    if (!v || v->empty() || *v == "size") return true;
-    if (*v == "given") return false;
-    return make_error(fmt::format("PHC_FIRST_ORDER: '{}' is not size or given", *v));
+    if (!v || v->empty() || *v == "hosts") return FirstOrder::Hosts;
+    if (*v == "size") return FirstOrder::Size;
+    if (*v == "given") return FirstOrder::Given;
+    return make_error(fmt::format("PHC_FIRST_ORDER: '{}' is not hosts, size or given", *v));
 }
 
 std::string step_runner(const std::string& self, const std::string& records) {
@@ -521,7 +523,8 @@ std::vector<ninja::NewStatement> split_rules(const Policy& policy, int device_jo
 std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, const Carry& carry,
                                                     const Policy& policy,
                                                     std::vector<ninja::NewStatement>& shared,
-                                                    int64_t* chain_ms) {
+                                                    int64_t* chain_ms,
+                                                    std::vector<ninja::NewStatement>* lead) {
     const std::string& object = carry.outputs.empty() ? plan.analysis.output : carry.outputs[0];
     ObjectEdges o{plan,   carry, policy, shared, policy.spell ? policy.spell : in_build_dir,
                   object, {},    false,  {},     false,
@@ -535,7 +538,17 @@ std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, con
         guess = split::guess_durations(plan, o.spell);
         durations = &guess;
     }
-    for (const split::GraphEdge& e : split::plan_edges(plan, o.spell, durations)) {
+    const std::vector<split::GraphEdge> edges = split::plan_edges(plan, o.spell, durations);
+    std::set<std::string_view> made; // what the object's edges write
+    for (const split::GraphEdge& e : edges)
+        made.insert(e.outputs.begin(), e.outputs.end());
+    auto waits_for_none = [&](const split::GraphEdge& e) {
+        for (const auto* list : {&e.inputs, &e.implicit})
+            for (const auto& in : *list)
+                if (made.contains(in)) return false;
+        return true;
+    };
+    for (const split::GraphEdge& e : edges) {
         if (chain_ms) *chain_ms = std::max(*chain_ms, e.chain_ms);
         ninja::BuildStatement b = edge_files(e, carry);
         switch (e.step->kind) {
@@ -553,16 +566,24 @@ std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, con
             bind_other(b, e, o);
             break;
         }
-        out.push_back(std::move(b));
+        if (lead && policy.hosts_first && e.step->kind == split::StepKind::Host &&
+            waits_for_none(e))
+            lead->push_back(std::move(b));
+        else
+            out.push_back(std::move(b));
     }
     return out;
 }
 
 Result<Edges> compile_edges(const split::Plan& plan, const Carry& carry, const Policy& policy) {
     Edges out;
-    std::vector<ninja::NewStatement> shared;
-    auto statements = compile_statements(plan, carry, policy, shared, &out.chain_ms);
+    std::vector<ninja::NewStatement> shared, lead;
+    auto statements = compile_statements(plan, carry, policy, shared, &out.chain_ms, &lead);
     if (auto ok = render_into(out, statements); !ok) return ok.error();
+    for (const auto& st : lead) {
+        if (auto ok = ninja::render_to(out.lead, st); !ok) return ok.error();
+        ++out.count;
+    }
     for (const auto& st : shared) {
         std::string text;
         if (auto ok = ninja::render_to(text, st); !ok) return ok.error();

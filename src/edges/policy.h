@@ -83,6 +83,12 @@ struct Policy {
     /// Without durations, list each object's edges by split::guess_durations
     /// (its source's size) instead of the plan's order.
     bool guess_order = false;
+    /// Without durations (a first build): an object's host compile that waits
+    /// for no other edge (--overlap-host) goes to Edges::lead, which the
+    /// caller lists before every object's other edges. The host compiles are
+    /// the longest steps and need nothing else: started first, they no longer
+    /// end the build, whatever the order of the objects.
+    bool hosts_first = false;
     /// How a step's path (relative to the step's cwd) is spelled in the ninja
     /// file; null: the cwd joined with the path (regen: ninja runs where the
     /// build's commands start).
@@ -105,10 +111,17 @@ struct Carry {
     std::string host_before, host_after;
 };
 
-/// PHC_FIRST_ORDER: true for "size" (the default: Policy::guess_order when
-/// there are no durations), false for "given"; an error naming the variable
-/// for anything else.
-Result<bool> order_by_size();
+/// How a first build (no .ninja_log, no step history) lists its edges
+/// (PHC_FIRST_ORDER).
+enum class FirstOrder {
+    Hosts, ///< "hosts", the default: the generator's order, and each host compile
+           ///< that waits for nothing (--overlap-host) first (Policy::hosts_first)
+    Size,  ///< "size": by each source's size, largest first (Policy::guess_order)
+    Given, ///< "given": the generator's order, nothing moved
+};
+
+/// PHC_FIRST_ORDER read; an error naming the variable for a value it is not.
+Result<FirstOrder> first_order();
 
 /// Policy::step for phc-ninja at `self` keeping its records and budget in the
 /// folder `records` (absolute); "" when `self` is "" or PHC_REGEN_STEPS=0.
@@ -126,6 +139,7 @@ using SharedRules = std::vector<std::pair<std::string, std::string>>;
 /// One object's (or link's) edges as ninja text.
 struct Edges {
     std::string text;   ///< the edges and the object's own device rule
+    std::string lead;   ///< edges to list before every object's `text` (Policy::hosts_first)
     SharedRules shared; ///< what they use that other objects may share
     size_t count = 0;   ///< build statements in `text`
     /// With Policy::durations (or guess_order), the longest chain of the edges
@@ -137,10 +151,10 @@ struct Edges {
 /// compile `plan`, with the object's device rule first when it has one. What
 /// other objects may share (the bundle rule, the commands' shared start) is
 /// added to `shared`; the caller declares each name once, before any use.
-std::vector<ninja::NewStatement> compile_statements(const split::Plan& plan, const Carry& carry,
-                                                    const Policy& policy,
-                                                    std::vector<ninja::NewStatement>& shared,
-                                                    int64_t* chain_ms = nullptr);
+std::vector<ninja::NewStatement>
+compile_statements(const split::Plan& plan, const Carry& carry, const Policy& policy,
+                   std::vector<ninja::NewStatement>& shared, int64_t* chain_ms = nullptr,
+                   std::vector<ninja::NewStatement>* lead = nullptr);
 
 /// compile_statements() as text.
 Result<Edges> compile_edges(const split::Plan& plan, const Carry& carry, const Policy& policy);

@@ -157,9 +157,10 @@ Result<GenReport> run_gen(const GenRequest& request) {
         if (options.durations.empty() && !past.empty()) options.durations = sched::wall_times(past);
         if (auto st = sched::seed_steps(options.private_dir, past); !st) return st.error();
     }
-    auto by_size = edges::order_by_size();
-    if (!by_size) return by_size.error();
-    options.guess_order = options.durations.empty() && *by_size;
+    auto first = edges::first_order();
+    if (!first) return first.error();
+    options.guess_order = options.durations.empty() && *first == edges::FirstOrder::Size;
+    options.hosts_first = options.durations.empty() && *first == edges::FirstOrder::Hosts;
     if (!options.step.empty())
         options.sets = regen::header_sets(
             {.self = util::self_exe(),

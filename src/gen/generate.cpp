@@ -226,6 +226,7 @@ Result<edges::Edges> entry_edges(const Entry& e, const GenOptions& options,
             if (!d.engine.empty()) g.distributed += d.archs.size();
             policy.durations = &options.durations;
             policy.guess_order = options.guess_order;
+            policy.hosts_first = options.hosts_first;
             policy.step = options.step;
             policy.sets = options.sets;
             return split_edges(std::move(*plan), d.object, ninja_dir, std::move(policy));
@@ -295,6 +296,8 @@ Result<Generated> generate(const Database& db, const GenOptions& options) {
         std::stable_sort(
             planned.begin(), planned.end(),
             [](const edges::Edges& a, const edges::Edges& b) { return a.chain_ms > b.chain_ms; });
+    for (const edges::Edges& p : planned) // the host compiles that wait for nothing first
+        g.text += p.lead;
     for (const edges::Edges& p : planned)
         g.text += p.text + "\n";
     if (auto note = elsewhere_note(db, dir_of(options.ninja_path)); !note.empty())

@@ -30,7 +30,7 @@ struct GenOptions {
     std::string generated_from; ///< the database's name, for the header comment
     /// Asks the compiler, with the plan-time guard (tests give recorded results).
     probe::Prober prober = split::guarded_prober();
-    split::Selection select;    ///< which objects to split (--only, --skip)
+    split::Selection select; ///< which objects to split (--only, --skip)
     /// What each edge took when the ninja file was last built (its .ninja_log):
     /// each object's edges, and the objects, are written critical path first
     /// (split::step_edges); empty keeps the database's order, unless
@@ -39,6 +39,9 @@ struct GenOptions {
     /// Without durations, the split objects' edges and the objects by their
     /// sources' sizes (edges::Policy::guess_order, PHC_FIRST_ORDER).
     bool guess_order = false;
+    /// Without durations: host compiles that wait for nothing first
+    /// (edges::Policy::hosts_first, PHC_FIRST_ORDER=hosts).
+    bool hosts_first = false;
     /// The step runner of the split edges (edges::Policy::step), "" for none.
     std::string step;
     /// When `sets` is not empty, split edges record header sets

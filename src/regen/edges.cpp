@@ -128,6 +128,7 @@ Rendered render_split(std::string_view command, const compile::AnalyzeInput& in,
         return r;
     }
     r.text = std::move(edges->text);
+    r.lead = std::move(edges->lead);
     r.rules = std::move(edges->shared);
     d.chain_ms = edges->chain_ms;
     d.split = true;

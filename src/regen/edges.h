@@ -58,6 +58,7 @@ struct EdgeDecision {
 struct Rendered {
     EdgeDecision d;
     std::string text; ///< the split edges, when d.split
+    std::string lead; ///< edges to list before every object's (edges::Edges::lead)
     /// Rules the edges use that are shared between objects: name and text, to
     /// declare once at the top of the manifest.
     SharedRules rules;

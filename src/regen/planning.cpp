@@ -151,6 +151,7 @@ Outcome plan_one(const Context& c, size_t edge) {
     } else {
         o.d = std::move(r.d);
         o.text = std::move(r.text);
+        o.lead = std::move(r.lead);
         if (!r.rules.empty()) o.rules = std::make_shared<const SharedRules>(std::move(r.rules));
     }
     if (!o.d.split && !o.probe_error && not_a_compile(o.d.code, *command))
@@ -323,6 +324,8 @@ void place_by_device_work(ninja::Manifest& m, std::vector<Outcome>& done,
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return done[a].d.chain_ms > done[b].d.chain_ms; });
     std::string text;
+    for (size_t i : order) // the host compiles that wait for nothing first (Policy::hosts_first)
+        text += done[i].lead;
     for (size_t i : order)
         text += done[i].text;
     m.replace_text(m.edge(objects[0]).statement(), std::move(text));

@@ -29,7 +29,8 @@ struct Outcome {
         Link,      ///< looks like an RDC link: planned after the compiles (plan_links)
     } kind = Kind::Skip;
     EdgeDecision d;
-    std::string text;                         ///< the rendered split edges, when d.split
+    std::string text; ///< the rendered split edges, when d.split
+    std::string lead; ///< edges to list before every object's (edges::Edges::lead)
     std::shared_ptr<const SharedRules> rules; ///< see Rendered::rules; null for none
     std::optional<Error> error;               ///< the edge cannot be planned: regen fails
     /// Its compiler cannot be probed: left alone ("probe-failed"), or with
@@ -44,6 +45,7 @@ struct Outcome {
         d.code = std::move(code);
         d.text = std::move(why);
         text.clear();
+        lead.clear();
         rules.reset();
     }
 };

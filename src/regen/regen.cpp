@@ -207,7 +207,7 @@ Result<Applied> apply_outcomes(Top& top, const Names& names, bool strict,
             if (m.edge(i).statement().file == 0 && !uses_pool_of_manifest(o.text, names))
                 top_objects.push_back(i); // placed below, longest chain first
             else
-                m.replace_text(m.edge(i).statement(), std::move(o.text));
+                m.replace_text(m.edge(i).statement(), o.lead + o.text);
             ++a.splits;
         }
     }
@@ -245,8 +245,8 @@ std::vector<ninja::NewStatement> head_statements(const std::string& origin, Appl
 /// only) and works out which files to write.
 Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>& tops,
                    probe::ProbeCache& probes, const std::string& step, const std::string& sets,
-                   const split::Durations& durations, bool guess, std::set<std::string>& counted,
-                   Summary& sum, PhaseTimer& timer) {
+                   const split::Durations& durations, std::pair<bool, bool> guess_hosts,
+                   std::set<std::string>& counted, Summary& sum, PhaseTimer& timer) {
     ninja::Manifest& m = top.m;
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     const edges::Policy policy{.names = unique_names(m),
@@ -256,7 +256,8 @@ Status rewrite_top(Top& top, const Options& opts, const std::vector<std::string>
                                .step = step,
                                .sets = sets,
                                .durations = &durations,
-                               .guess_order = guess,
+                               .guess_order = guess_hosts.first,
+                               .hosts_first = guess_hosts.second,
                                .spell = {}};
     const Context context{m, probes, policy, opts.overlap_host, opts.select};
     top.done = plan_all(context, opts.threads);
@@ -414,14 +415,16 @@ Result<Summary> run(const Options& opts) {
             sum.warnings.push_back(st.error().text());
     }
     // Without either, an order that needs no history (PHC_FIRST_ORDER).
-    auto by_size = edges::order_by_size();
-    if (!by_size) return by_size.error();
-    const bool guess = durations.empty() && *by_size;
+    auto first = edges::first_order();
+    if (!first) return first.error();
+    const bool guess = durations.empty() && *first == edges::FirstOrder::Size;
+    const bool hosts_first = durations.empty() && *first == edges::FirstOrder::Hosts;
     sum.guessed_order = guess;
+    sum.hosts_first = hosts_first && opts.overlap_host;
     std::set<std::string> counted;
     for (auto& top : tops)
-        if (auto st = rewrite_top(*top, opts, top_paths, probes, step, sets, durations, guess,
-                                  counted, sum, timer);
+        if (auto st = rewrite_top(*top, opts, top_paths, probes, step, sets, durations,
+                                  {guess, hosts_first}, counted, sum, timer);
             !st)
             return st.error();
     sum.probes_run = probes.probes_run();
@@ -471,6 +474,8 @@ std::string summary_line(const Summary& s, bool dry_run) {
     if (!s.history.empty()) line += "; ordered by the project's history " + s.history;
     if (s.guessed_order && s.objects_split > 0)
         line += "; no build log or history: the largest sources first";
+    if (s.hosts_first && s.objects_split > 0)
+        line += "; no build log or history: the host compiles first";
     return line;
 }
 

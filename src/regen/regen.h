@@ -28,9 +28,9 @@ struct Options {
     /// A compile whose compiler cannot be probed fails the run; without it the
     /// edge is left alone ("probe-failed") and the rest is split.
     bool strict = false;
-    int threads = 0;           ///< planning threads; 0 = one per core, up to 8
-    std::string self;          ///< absolute path of phc-ninja, for the re-run hook
-    std::string build_dir;     ///< absolute build directory, for the re-run hook
+    int threads = 0;       ///< planning threads; 0 = one per core, up to 8
+    std::string self;      ///< absolute path of phc-ninja, for the re-run hook
+    std::string build_dir; ///< absolute build directory, for the re-run hook
     /// Asks the compiler, with the plan-time guard (tests give recorded results).
     probe::Prober prober = split::guarded_prober();
     split::Selection select;   ///< which objects to split (--only, --skip)
@@ -66,6 +66,9 @@ struct Summary {
     /// No .ninja_log and no history: edges listed by their sources' sizes
     /// (split::guess_durations).
     bool guessed_order = false;
+    /// No .ninja_log and no history, --overlap-host: the host compiles listed
+    /// before every device compile (edges::FirstOrder::Hosts).
+    bool hosts_first = false;
     std::vector<EdgeDecision> decisions; ///< every HIP-looking edge, in manifest order
     std::vector<std::string> written;    ///< files written (or that would be, on dry run)
     /// Top manifests rewritten: the manifest, and with CMake's Ninja Multi-Config

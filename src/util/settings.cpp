@@ -26,9 +26,10 @@ constexpr Setting kSettings[] = {
      "icecc, distcc: send device compiles there (--distribute); none: never; auto: when the "
      "launcher is one",
      "phc-launch"},
-    {"PHC_FIRST_ORDER", "size",
-     "size: with no .ninja_log and no step history, each object's edges and the objects are "
-     "listed by their source's size, largest first; given: the generator's order",
+    {"PHC_FIRST_ORDER", "hosts",
+     "with no .ninja_log and no step history: hosts: the generator's order, with "
+     "--overlap-host's host compiles before every device compile; size: each object's edges "
+     "and the objects by their source's size, largest first; given: the generator's order",
      "regen, gen"},
     {"PHC_HISTORY", "$XDG_CACHE_HOME/phc-ninja/history",
      "the folder of the projects' step histories, which order and size the first build of a "

@@ -3,6 +3,7 @@
 #include "fake_probe.h"
 #include "ninja/manifest.h"
 #include "ninja/writer.h"
+#include "probe/objcopy.h"
 #include "regen/edges.h"
 #include "regen/original.h"
 #include "regen/regen.h"
@@ -905,4 +906,70 @@ TEST_CASE("PHC_DEVICE_WARNINGS=first: the device edges after the first get -w, a
     REQUIRE(plain.ok());
     CHECK_FALSE(has_w(device_commands("a.o")[1]));
     CHECK(read("build.ninja").find("PHC_DEVICE_WARNINGS") == std::string::npos);
+}
+
+TEST_CASE("first build order: host compiles first under --overlap-host, objects as generated") {
+    // b.hip is the largest source but listed last; the size order (the old
+    // default) moved it first, which on real code put the heaviest compile
+    // (a small source) last. The default keeps the generator's order of
+    // objects and lists every host compile that waits for nothing before any
+    // device compile, so a long host compile never starts late.
+    test::InScratch in;
+    write("a.hip", "__global__ void a() {}\n");
+    write("b.hip", std::string(20000, ' ') + "__global__ void b() {}\n");
+    write("build.ninja", std::string(kHipRule) + "build a.o: HIP a.hip\nbuild b.o: HIP b.hip\n");
+    auto order = [&](const char* first, bool overlap) {
+        ::setenv("PHC_FIRST_ORDER", first, 1);
+        regen::Options o;
+        o.prober = test::fake_prober();
+        o.output = "out.ninja";
+        o.threads = 1;
+        o.overlap_host = overlap;
+        auto r = regen::run(o);
+        ::unsetenv("PHC_FIRST_ORDER");
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().message));
+        std::vector<std::string> outs; // each build statement's first output
+        const std::string text = read("out.ninja");
+        for (size_t at = text.find("\nbuild "); at != std::string::npos;
+             at = text.find("\nbuild ", at + 1))
+            outs.push_back(text.substr(at + 7, text.find_first_of(": ", at + 7) - at - 7));
+        return outs;
+    };
+    auto index = [](const std::vector<std::string>& v, const std::string& s) {
+        return std::find(v.begin(), v.end(), s) - v.begin();
+    };
+    if (probe::objcopy().empty()) return; // no objcopy that keeps the bytes: nothing overlaps
+    const auto hosts = order("hosts", true);
+    REQUIRE(index(hosts, "b.o.phc/host.o") < static_cast<long>(hosts.size()));
+    CHECK(index(hosts, "a.o.phc/host.o") < index(hosts, "b.o.phc/host.o"));
+    CHECK(index(hosts, "b.o.phc/host.o") < index(hosts, "a.o.phc/gfx906.o"));
+    CHECK(index(hosts, "a.o.phc/gfx90a.o") < index(hosts, "b.o.phc/gfx906.o"));
+    // Unset is the same as hosts.
+    regen::Options o;
+    o.prober = test::fake_prober();
+    o.output = "unset.ninja";
+    o.threads = 1;
+    o.overlap_host = true;
+    auto r = regen::run(o);
+    REQUIRE(r.ok());
+    CHECK(r->hosts_first);
+    CHECK(read("unset.ninja") == read("out.ninja"));
+    // The size order: the largest source's edges first, its device edges before its host.
+    const auto size = order("size", true);
+    CHECK(index(size, "b.o.phc/gfx906.o") < index(size, "a.o.phc/gfx906.o"));
+    CHECK(index(size, "b.o.phc/gfx906.o") < index(size, "b.o.phc/host.o"));
+    // The generator's order, nothing moved: a's edges, then b's.
+    const auto given = order("given", true);
+    CHECK(index(given, "a.o") < index(given, "b.o.phc/gfx906.o"));
+    CHECK(index(given, "a.o.phc/gfx906.o") < index(given, "a.o.phc/host.o"));
+    // Without --overlap-host the host compile waits for the bundle: hosts is given.
+    CHECK(order("hosts", false) == order("given", false));
+    ::setenv("PHC_FIRST_ORDER", "largest", 1);
+    regen::Options bad;
+    bad.prober = test::fake_prober();
+    bad.output = "bad.ninja";
+    auto refused = regen::run(bad);
+    ::unsetenv("PHC_FIRST_ORDER");
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message == "PHC_FIRST_ORDER: 'largest' is not hosts, size or given");
 }
