@@ -5,7 +5,9 @@
 # same CUID: identical, left alone with a reason, or both failing. The seed
 # changes on every run (the clock) so CI walks the matrix over time; it is
 # printed first, and PHC_MATRIX_SEED=N replays a run (PHC_MATRIX_SAMPLE=N
-# changes the size). Cells run two at a time; about 4 minutes on 2 cores.
+# changes the size). Cells run two at a time: about 4 minutes on 2 idle
+# cores by the per-cell times (60 x ~8 s / 2), not yet measured end to end;
+# far longer on a loaded machine (40 to 90 s per cell seen under load 8).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir fidelity_matrix)
 mkdir -p "$dir/tmp"
