@@ -5,6 +5,7 @@
 #include "gen/generate.h"
 #include "gen/paths.h"
 #include "ninja/build_log.h"
+#include "probe/objcopy.h"
 #include "regen/depsets.h"
 #include "sched/history.h"
 #include "sched/memory.h"
@@ -185,6 +186,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
                      false,
                      g->notes,
                      std::move(g->decisions)};
+    if (request.overlap_host) report.overlap_refused = probe::objcopy_refusal();
     const std::string_view text = g->text;
     if (to_stdout) {
         if (!util::write_all(1, text))
@@ -231,8 +233,12 @@ std::string summary_line(const GenReport& r) {
                            r.ninja_file, r.entries, reasons.empty() ? "" : " (" + reasons + ")",
                            r.edges, unchanged);
     }
-    return fmt::format("phc-ninja gen: {}: {} entries ({} split, {} plain), {} edges{}{}",
-                       r.ninja_file, r.entries, r.split, r.plain, r.edges, sent, unchanged);
+    const std::string refused = r.overlap_refused.empty() || r.split == 0
+                                    ? ""
+                                    : "; --overlap-host not used: " + r.overlap_refused;
+    return fmt::format("phc-ninja gen: {}: {} entries ({} split, {} plain), {} edges{}{}{}",
+                       r.ninja_file, r.entries, r.split, r.plain, r.edges, sent, unchanged,
+                       refused);
 }
 
 } // namespace phc::gen

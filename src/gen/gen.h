@@ -33,6 +33,9 @@ struct GenReport {
     bool changed = false;                 ///< false when the file already had these bytes
     std::vector<std::string> notes;       ///< entries left alone for a reason worth telling
     std::vector<EntryDecision> decisions; ///< every entry's decision, for --explain
+    /// --overlap-host was asked but no objcopy keeps the bytes: why
+    /// (probe::objcopy_refusal); the host compiles then run after the bundle.
+    std::string overlap_refused = {};
 };
 
 /// Runs gen. Nothing is written when it fails. The output is written with

@@ -2,6 +2,7 @@
 
 #include "ninja/build_log.h"
 #include "ninja/manifest.h"
+#include "probe/objcopy.h"
 #include "probe/probe.h"
 #include "regen/cmake.h"
 #include "regen/depsets.h"
@@ -428,6 +429,7 @@ Result<Summary> run(const Options& opts) {
             !st)
             return st.error();
     sum.probes_run = probes.probes_run();
+    if (opts.overlap_host) sum.overlap_refused = probe::objcopy_refusal();
     if (auto st = write_tops(tops, opts, sum); !st) return st.error();
     const bool in_place = opts.output.empty() || opts.output == opts.manifest;
     if (in_place && !opts.dry_run && !sets.empty()) restore_split_deps(tops, sum);
@@ -461,6 +463,8 @@ std::string summary_line(const Summary& s, bool dry_run) {
                                 n == 1 ? "" : "s", n == 1 ? "its" : "their", why);
         if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
         line += fmt::format("; {} other edges", s.other_edges);
+        if (!s.overlap_refused.empty() && s.objects_split > 0)
+            line += "; --overlap-host not used: " + s.overlap_refused;
     }
     line += fmt::format("; {} compiler probe{}", s.probes_run, s.probes_run == 1 ? "" : "s");
     if (!s.written.empty())

@@ -77,6 +77,9 @@ struct Summary {
     /// Something the user should know that did not stop the run (one line each,
     /// without a "warning:" prefix): probes kept in memory only, ...
     std::vector<std::string> warnings;
+    /// --overlap-host was asked but no objcopy keeps the bytes: why
+    /// (probe::objcopy_refusal); the host compiles then run after the bundle.
+    std::string overlap_refused;
 };
 
 /// Loads the manifest (from CMake's saved original when build.ninja was already

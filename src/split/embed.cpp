@@ -45,41 +45,6 @@ std::string unreadable_layout(const util::elf::Object& o, int fatbin) {
     return named > 1 ? "the host object has more than one .hip_fatbin section" : "";
 }
 
-/// The symbols of table `t`, each with its name's text instead of its
-/// offset: objcopy may lay a string table out anew.
-std::vector<std::string> symbols(const util::elf::Object& o, const util::elf::Section& t) {
-    std::vector<std::string> out;
-    std::string_view bytes = o.contents(t);
-    std::string_view names = t.link < o.sections.size() ? o.contents(o.sections[t.link]) : "";
-    for (size_t at = 0; at + 24 <= bytes.size(); at += 24) {
-        uint32_t name = 0;
-        for (int i = 3; i >= 0; --i)
-            name = name << 8 | static_cast<unsigned char>(bytes[at + static_cast<size_t>(i)]);
-        std::string_view n = name < names.size() ? names.substr(name) : "";
-        out.push_back(std::string(n.substr(0, n.find('\0'))) + '\0' +
-                      std::string(bytes.substr(at + 4, 20)));
-    }
-    return out;
-}
-
-/// Every section but .hip_fatbin as in `host`, in the same order: objcopy may
-/// move sections and lay out string tables anew, never change a section's
-/// name, type or bytes or a symbol. "" when so.
-std::string changed_section(const util::elf::Object& host, const util::elf::Object& out) {
-    constexpr uint32_t kSymtab = 2, kStrtab = 3;
-    if (host.sections.size() != out.sections.size()) return "the number of sections";
-    for (size_t i = 0; i < host.sections.size(); ++i) {
-        const util::elf::Section &a = host.sections[i], &b = out.sections[i];
-        if (a.name != b.name || a.type != b.type) return "section " + a.name + "'s name or type";
-        // String tables are compared through what names them: sections, symbols.
-        if (a.name == kFatbin || a.type == kStrtab) continue;
-        if (a.type == kSymtab ? symbols(host, a) != symbols(out, b)
-                              : a.size != b.size || host.contents(a) != out.contents(b))
-            return "section " + a.name;
-    }
-    return {};
-}
-
 /// Removes a temporary file of ours: a regular file, or nothing.
 void remove_temporary(const std::string& path) {
     struct stat st {};
@@ -163,8 +128,13 @@ Status embed(const EmbedFiles& f) {
     auto stray = stray_reference(*o, fatbin);
     if (!stray) return error_at(f.output, stray.error().message);
     if (!stray->empty()) return error_at(f.output, *stray + " refers to .hip_fatbin after objcopy");
-    if (std::string c = changed_section(*host, *o); !c.empty())
-        return error_at(f.output, f.objcopy + " changed " + c + ", not only .hip_fatbin");
+    // Every other byte and header field as the compiler wrote it (util/elf.h):
+    // what the driver's own object holds, given the same device code.
+    if (std::string c = util::elf::difference_outside(*host, *o, fatbin); !c.empty())
+        return error_at(f.output, fmt::format("{} changed more than .hip_fatbin ({}): the object "
+                                              "would not be the driver's; use an objcopy that "
+                                              "keeps the other bytes (llvm-objcopy 19 or later)",
+                                              f.objcopy, c));
     return util::write_file_atomic(f.output, *out);
 }
 

@@ -22,8 +22,11 @@
 //   relocations of a kind the guard does not read (CREL) is refused too;
 // - the section's bytes become the bundle's and that tail (objcopy
 //   --update-section), and the result replaces the output atomically once
-//   checked again: the same references, and every other section's bytes as
-//   the compiler wrote them (objcopy may move sections, never change them).
+//   checked again: the same references, and every header field and every
+//   byte outside .hip_fatbin as the compiler wrote them, but for what the
+//   section's new size moves (util::elf::difference_outside). llvm-objcopy 15
+//   clears .llvm_addrsig's sh_link, GNU objcopy moves sections: the step then
+//   fails (probe/objcopy.h picks none of them to begin with).
 #pragma once
 
 #include "util/elf.h"

@@ -1,5 +1,6 @@
 #include "util/elf.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace phc::util::elf {
@@ -207,6 +208,144 @@ std::string section_difference(const Object& a, const Object& b) {
 }
 
 } // namespace
+
+namespace {
+
+struct Field {
+    const char* name;
+    uint64_t at, size;
+};
+
+// The ELF64 header's fields and a section header's (gABI, "ELF Header",
+// "Sections"); e_shoff and sh_offset, sh_size are checked by the layout.
+constexpr Field kHeader[] = {{"e_ident", 0, 16},     {"e_type", 16, 2},    {"e_machine", 18, 2},
+                             {"e_version", 20, 4},   {"e_entry", 24, 8},   {"e_phoff", 32, 8},
+                             {"e_shoff", 40, 8},     {"e_flags", 48, 4},   {"e_ehsize", 52, 2},
+                             {"e_phentsize", 54, 2}, {"e_phnum", 56, 2},   {"e_shentsize", 58, 2},
+                             {"e_shnum", 60, 2},     {"e_shstrndx", 62, 2}};
+constexpr Field kSection[] = {{"sh_name", 0, 4},    {"sh_type", 4, 4},    {"sh_flags", 8, 8},
+                              {"sh_addr", 16, 8},   {"sh_offset", 24, 8}, {"sh_size", 32, 8},
+                              {"sh_link", 40, 4},   {"sh_info", 44, 4},   {"sh_addralign", 48, 8},
+                              {"sh_entsize", 56, 8}};
+
+uint64_t field(std::string_view b, uint64_t at, uint64_t size) {
+    uint64_t v = 0;
+    for (uint64_t i = size; i-- > 0;)
+        v = v << 8 | static_cast<unsigned char>(b[at + i]);
+    return v;
+}
+
+/// A part of the file: a section's bytes (or where a NOBITS or empty section
+/// sits) or the section header table (index -1).
+struct Region {
+    int index;
+    uint64_t offset, size, align;
+};
+
+std::vector<Region> regions(const Object& o) {
+    std::vector<Region> out;
+    const uint64_t shoff = read_le<uint64_t>(o.bytes, 40), entsize = read_le<uint16_t>(o.bytes, 58);
+    for (size_t i = 1; i < o.sections.size(); ++i) {
+        const Section& s = o.sections[i];
+        const uint64_t align = read_le<uint64_t>(o.bytes, shoff + i * entsize + 48);
+        out.push_back({static_cast<int>(i), s.offset, s.type == kNobits ? 0 : s.size,
+                       align == 0 ? 1 : align});
+    }
+    // The section header table: 8-aligned by LLVM's and GNU's writers (Elf64_Off).
+    out.push_back({-1, shoff, entsize * o.sections.size(), 8});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Region& a, const Region& b) { return a.offset < b.offset; });
+    return out;
+}
+
+std::string region_name(const Object& o, int index) {
+    return index < 0 ? std::string("the section header table")
+                     : "section " + o.sections[static_cast<size_t>(index)].name;
+}
+
+bool all_zero(std::string_view b) {
+    return b.find_first_not_of('\0') == std::string_view::npos;
+}
+
+} // namespace
+
+// What a new size of section `replaced` legitimately changes, and nothing else:
+// - its sh_size: the new bytes' size;
+// - the sh_offset of every section the file holds after it, and e_shoff (the
+//   section header table follows the sections): a writer that puts the new
+//   bytes there (the compiler, given the real device code) lays each following
+//   section at the next offset its sh_addralign allows after the one before
+//   (LLVM's MC and objcopy, GNU as and objcopy all do), so each moves by the
+//   size difference rounded to its alignment. Any slack the original had
+//   beyond that is kept: a writer that added or took padding is caught;
+// - the padding before those sections: its length follows the alignment, and
+//   where its length changed it must be zeros, as writers fill it.
+// Not its sh_offset (nothing before it moves), no other header field, no
+// symbol (the section's symbol has no size; a symbol sized by the bytes would
+// be a difference the driver's object would not have), no relocation, no
+// string table.
+std::string difference_outside(const Object& before, const Object& after, int replaced) {
+    const std::string_view a = before.bytes, b = after.bytes;
+    if (before.sections.size() != after.sections.size())
+        return fmt::format("the number of sections is {}, the original's {}", after.sections.size(),
+                           before.sections.size());
+    if (before.sections.empty()) return a == b ? "" : "an object without sections";
+    if (read_le<uint16_t>(a, 56) != 0 || read_le<uint64_t>(a, 32) != 0)
+        return "the original has program headers (it is no relocatable object)";
+    for (const Field& f : kHeader) {
+        if (f.at == 40) continue;
+        if (field(a, f.at, f.size) != field(b, f.at, f.size))
+            return fmt::format("the ELF header's {} is {:#x}, the original's {:#x}", f.name,
+                               field(b, f.at, f.size), field(a, f.at, f.size));
+    }
+    const uint64_t shoff_a = read_le<uint64_t>(a, 40), shoff_b = read_le<uint64_t>(b, 40);
+    const uint64_t entsize = read_le<uint16_t>(a, 58);
+    for (size_t i = 0; i < before.sections.size(); ++i) {
+        const uint64_t ha = shoff_a + i * entsize, hb = shoff_b + i * entsize;
+        const std::string& name = before.sections[i].name;
+        for (const Field& f : kSection) {
+            if (f.at == 24 || (f.at == 32 && static_cast<int>(i) == replaced)) continue;
+            if (field(a, ha + f.at, f.size) != field(b, hb + f.at, f.size))
+                return fmt::format("section {}'s {} is {:#x}, the original's {:#x}",
+                                   name.empty() ? std::to_string(i) : name, f.name,
+                                   field(b, hb + f.at, f.size), field(a, ha + f.at, f.size));
+        }
+        if (entsize > 64 && a.substr(ha + 64, entsize - 64) != b.substr(hb + 64, entsize - 64))
+            return fmt::format("section {}'s header past its fields", name);
+        if (static_cast<int>(i) != replaced &&
+            before.contents(before.sections[i]) != after.contents(after.sections[i]))
+            return fmt::format("section {}'s bytes", name);
+    }
+    // The layout: each part where the bytes before it, as `after` holds them,
+    // put it (see above), and the bytes between the parts.
+    const std::vector<Region> ra = regions(before), rb = regions(after);
+    uint64_t end_a = 64, end_b = 64;
+    for (size_t k = 0; k < ra.size(); ++k) {
+        const Region &x = ra[k], &y = rb[k];
+        if (x.index != y.index)
+            return fmt::format("{} and {} swapped places", region_name(before, x.index),
+                               region_name(before, y.index));
+        auto align_up = [&](uint64_t v) { return (v + x.align - 1) / x.align * x.align; };
+        // A part that overlaps the one before (the original was laid out
+        // otherwise) keeps its distance from that one's end.
+        const uint64_t want = x.offset >= align_up(end_a)
+                                  ? align_up(end_b) + x.offset - align_up(end_a)
+                                  : x.offset + end_b - end_a;
+        if (y.offset != want)
+            return fmt::format("{} is at {:#x}, where the original's layout puts it at {:#x}",
+                               region_name(before, x.index), y.offset, want);
+        const std::string_view gap_a = x.offset > end_a ? a.substr(end_a, x.offset - end_a) : "";
+        const std::string_view gap_b = y.offset > end_b ? b.substr(end_b, y.offset - end_b) : "";
+        if (gap_a.size() == gap_b.size() ? gap_a != gap_b : !all_zero(gap_a) || !all_zero(gap_b))
+            return fmt::format("the bytes before {}", region_name(before, x.index));
+        end_a = std::max(end_a, x.offset + x.size);
+        end_b = std::max(end_b, y.offset + y.size);
+    }
+    if (a.substr(std::min<uint64_t>(end_a, a.size())) !=
+        b.substr(std::min<uint64_t>(end_b, b.size())))
+        return "the bytes after the last section";
+    return {};
+}
 
 std::string first_difference(std::string_view split, std::string_view reference) {
     if (split == reference) return {};

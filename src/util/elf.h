@@ -75,6 +75,17 @@ Result<std::vector<Reference>> references_to(const Object& o, int target);
 /// when a symbol table or its names are malformed.
 Result<std::vector<std::string>> file_symbols(const Object& o);
 
+/// Where `after`, a copy of `before` whose section `replaced` was given other
+/// bytes (objcopy --update-section), differs from it in anything else, in
+/// words ("section .llvm_addrsig's sh_link is 0, the original's 18"); "" when
+/// nothing else differs. Compared: every field of the ELF header and of every
+/// section header, every section's bytes, the bytes between them. Allowed to
+/// differ: `replaced`'s bytes and sh_size, and what its new size moves: the
+/// sh_offset of each section laid out after it and e_shoff, each at the next
+/// offset its alignment allows (elf.cpp says why), and the zero padding
+/// before them. An object with program headers is refused (not relocatable).
+std::string difference_outside(const Object& before, const Object& after, int replaced);
+
 /// Where the object `split` first differs from `reference`, in words: "" when
 /// equal, else "first difference in section .text at offset 0x1a (file offset
 /// 0x5a)" (or in the ELF header, outside every section, at a byte of a file

@@ -44,6 +44,10 @@ constexpr Setting kSettings[] = {
      "regen, gen, step (the edges regen and gen write), phc-launch"},
     {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
      "phc-launch"},
+    {"PHC_OBJCOPY", "the newest that keeps an object's bytes",
+     "the objcopy of --overlap-host's embed steps (it must keep every byte outside .hip_fatbin, "
+     "else --overlap-host is not used)",
+     "regen, gen, phc-launch, explain"},
     {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",
      "phc-launch"},
     {"PHC_PROBE_CACHE", "$XDG_CACHE_HOME/phc-ninja/probes.json",

@@ -2,6 +2,7 @@
 // made here, byte by byte: a .hip_fatbin holding the placeholder, the
 // fat-binary wrapper pointing into it, and optionally code that does too.
 #include "elf_builder.h"
+#include "probe/objcopy.h"
 #include "split/embed.h"
 #include "util/elf.h"
 #include "util/file.h"
@@ -151,4 +152,39 @@ TEST_CASE("embed: objects the guard cannot vouch for are refused") {
         kept(object({{".hip_fatbin", ph + '\0'}, {".crel.text", "", 0x40000014}})));
     REQUIRE(crel);
     CHECK_FALSE(split::fatbin_tail(*crel, ph));
+}
+
+TEST_CASE("elf: difference_outside allows the replaced section's bytes and what its size moves") {
+    using util::elf::difference_outside;
+    const std::string small = probe::probe_object("placeholder\n");
+    const std::string big = probe::probe_object(std::string(5001, 'd'));
+    auto a = util::elf::parse(kept(small));
+    auto b = util::elf::parse(kept(big));
+    REQUIRE(a);
+    REQUIRE(b);
+    // The object a compiler writes with the device code in place: every
+    // section after .hip_fatbin and the section headers moved, each aligned.
+    CHECK(difference_outside(*a, *b, probe::kProbeFatbin) == "");
+    CHECK(difference_outside(*a, *a, probe::kProbeFatbin) == "");
+    // Any other section replaced is a difference (.text's bytes, and it would move).
+    CHECK(difference_outside(*a, *b, 2) != "");
+    const uint64_t shoff = util::elf::read_le<uint64_t>(big, 40);
+    auto changed = [&](uint64_t at, uint64_t v, int n) {
+        std::string c = big;
+        put(c, at, v, n);
+        auto o = util::elf::parse(kept(c));
+        REQUIRE(o);
+        return difference_outside(*a, *o, probe::kProbeFatbin);
+    };
+    // What llvm-objcopy 15 does: .llvm_addrsig (section 5) loses its link.
+    CHECK(changed(shoff + 5 * 64 + 40, 0, 4) ==
+          "section .llvm_addrsig's sh_link is 0x0, the original's 0x6");
+    CHECK(changed(48, 1, 4) == "the ELF header's e_flags is 0x1, the original's 0x0");
+    CHECK(changed(0x40, 0xcc, 1) == "section .text's bytes");
+    CHECK(changed(shoff + 2 * 64 + 8, 7, 8).find("section .text's sh_flags") == 0);
+    // .data (section 4) laid out 8 bytes later than its alignment asks.
+    CHECK(changed(shoff + 4 * 64 + 24, b->sections[4].offset + 8, 8).find("section .data") == 0);
+    // Padding that is not zeros.
+    const uint64_t pad = b->sections[2].offset + b->sections[2].size;
+    CHECK(changed(pad, 1, 1) == "the bytes before section .hip_fatbin");
 }
