@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -154,7 +155,11 @@ Result<GenReport> run_gen(const GenRequest& request) {
         const std::string history = sched::history_file(sched::history_dir(), project_key(*db));
         if (auto st = sched::keep_history_path(options.private_dir, history); !st)
             return st.error();
-        const std::vector<sched::StepRecord> past = sched::last_records(history);
+        auto read = sched::last_records(history);
+        if (!read)
+            std::fprintf(stderr, "phc-ninja gen: warning: %s\n", read.error().text().c_str());
+        const std::vector<sched::StepRecord> past =
+            read ? std::move(*read) : std::vector<sched::StepRecord>();
         if (options.durations.empty() && !past.empty()) options.durations = sched::wall_times(past);
         if (auto st = sched::seed_steps(options.private_dir, past); !st) return st.error();
     }

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,10 +23,12 @@ class Tracer {
 public:
     /// `path` empty: tracing is off.
     explicit Tracer(const std::string& path) : path_(path) {}
-    /// Logs `r` under `name` if it ran.
-    void record(const JobResult& r, const std::string& name) {
+    /// Logs `r`, a run of `job`, under `name` if it ran.
+    void record(const JobResult& r, const std::string& name, const Job& job) {
         if (path_.empty() || r.state == JobResult::State::NotRun || warned_) return;
-        if (auto st = append_trace(path_, trace_line(r.start_ms, r.end_ms, name)); !st) {
+        if (auto st = append_trace(path_, trace_line(r.start_ms, r.end_ms, name,
+                                                     fmt::format("{}", fmt::join(job.argv, " "))));
+            !st) {
             write_all(2, "phc-launch: warning: " + st.error().text() + "\n");
             warned_ = true;
         }
@@ -89,7 +93,7 @@ RunReport run_one(const Job& job, Jobserver& js, SignalPipe& signals, const Laun
                   Tracer& tracer, const std::string& trace_name, HeldOutput& held) {
     RunOptions ro;
     ro.grace_ms = opt.grace_ms;
-    ro.on_done = [&](size_t, const JobResult& r) { tracer.record(r, trace_name); };
+    ro.on_done = [&](size_t, const JobResult& r) { tracer.record(r, trace_name, job); };
     RunReport rep = run_jobs({job}, js, signals, ro);
     held.print(job, rep.jobs[0]);
     return rep;
@@ -151,7 +155,7 @@ Outcome run_split(const SplitJobs& jobs, Jobserver& js, SignalPipe& signals,
             RunOptions ro;
             ro.grace_ms = opt.grace_ms;
             ro.on_done = [&](size_t i, const JobResult& r) {
-                tracer.record(r, jobs.name + "::" + wave[i].label);
+                tracer.record(r, jobs.name + "::" + wave[i].label, wave[i]);
             };
             RunReport rep = run_jobs(wave, js, signals, ro);
             if (!rep.signal) held.hold(wave, rep);

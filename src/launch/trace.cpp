@@ -5,9 +5,10 @@
 
 namespace phc::launch {
 
-std::string trace_line(int64_t start_ms, int64_t end_ms, std::string_view name) {
+std::string trace_line(int64_t start_ms, int64_t end_ms, std::string_view name,
+                       std::string_view command) {
     util::Hasher h;
-    h.add(name);
+    h.add(command);
     return ninja::log_line(start_ms, end_ms, end_ms, name, h.hex64());
 }
 

@@ -3,8 +3,10 @@
 //
 // Format: ninja's .ninja_log v5 (ninja/build_log.h), one line per finished
 // step, its mtime its end time.
-// ninjatracing groups lines by command hash, so each step gets its own hash
-// (of its name). Times are milliseconds since the epoch: launchers run as
+// The fourth column is what .ninja_log holds there, a hash of the step's
+// command (our hash, not ninja's: comparable only among our lines); steps
+// of one object differ in their outputs, so ninjatracing, which groups lines
+// by it, shows each as its own bar. Times are milliseconds since the epoch: launchers run as
 // separate processes and share no build start.
 #pragma once
 
@@ -16,8 +18,10 @@
 
 namespace phc::launch {
 
-/// One trace line (with its newline) for a step that ran from `start_ms` to `end_ms`.
-std::string trace_line(int64_t start_ms, int64_t end_ms, std::string_view name);
+/// One trace line (with its newline) for the step `name` that ran `command`
+/// from `start_ms` to `end_ms`.
+std::string trace_line(int64_t start_ms, int64_t end_ms, std::string_view name,
+                       std::string_view command);
 
 /// Appends `lines` to the log at `path` in one write, under an flock so that
 /// concurrent launchers neither interleave nor both write the header, which is

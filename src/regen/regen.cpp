@@ -406,7 +406,10 @@ Result<Summary> run(const Options& opts) {
         const std::string history = sched::history_file(sched::history_dir(), project_key());
         if (auto st = sched::keep_history_path(kProbeDir, history); !st)
             sum.warnings.push_back(st.error().text() + "; the steps keep no history");
-        const std::vector<sched::StepRecord> past = sched::last_records(history);
+        auto read = sched::last_records(history);
+        if (!read) sum.warnings.push_back(read.error().text());
+        const std::vector<sched::StepRecord> past =
+            read ? std::move(*read) : std::vector<sched::StepRecord>();
         if (durations.empty() && !past.empty()) {
             for (auto& [out, ms] : sched::wall_times(past))
                 durations.emplace(out, ms);

@@ -2,8 +2,8 @@
 // edges and across phc-launch processes under make, with no daemon.
 //
 // The folder <records dir>/budget/ holds one file per step that is waiting or
-// running, "<pid>.XXXXXX" (mkstemp's letters: pids of other pid namespaces
-// never clash), flock'ed by its step for as long as it lives and holding one
+// running, "<pid>.XXXXXX" (six random letters, as mkstemp's: pids of other
+// pid namespaces never clash), flock'ed by its step for as long as it lives and holding one
 // line, "<state> <bytes> <since> <end>": state W (waiting) or R (running), the
 // step's estimate, when it began to wait and, running, when it is expected to
 // end (CLOCK_MONOTONIC ns; 0: unknown; a line of three fields, as earlier
@@ -11,7 +11,9 @@
 // at the folder happens under the lock of budget/lock. A file whose flock is
 // free is stale (its step died: the kernel let go of its lock, SIGKILL or OOM
 // kill included) and is removed by whoever sees it, so a dead step never holds
-// memory in the next build.
+// memory in the next build. The folder is opened once, without following a
+// link in its place (refused, as the records folder's other files are), and
+// only regular files of that pattern are ever read or removed.
 //
 // A step may start when (see may_start), EASY backfilling as batch schedulers
 // do it:
@@ -96,19 +98,22 @@ public:
 
     /// Waits until `ask` may start under `budget` in the budget folder `dir`
     /// (made when missing), then holds its bytes until its expected end. An
-    /// error when the folder or its files cannot be made.
+    /// error when the folder or its files cannot be made, or a link or
+    /// another file is in the folder's place.
     friend Result<Reservation> reserve(const std::string& dir, const Ask& ask, uint64_t budget);
 
 private:
-    std::string path_;
+    util::Fd dir_;     ///< the budget folder, opened without following links
+    std::string name_; ///< the reservation file's name in it
     util::FileLock file_;
     int64_t waited_ms_ = 0;
 };
 
 Result<Reservation> reserve(const std::string& dir, const Ask& ask, uint64_t budget);
 
-/// What the folder's other live steps hold (stale files removed); for tests
-/// and reports. `self` is left out. Call it under the folder's lock.
-Holders scan_holders(const std::string& dir, const std::string& self, int64_t since);
+/// What the other live steps of the folder open as `dirfd` (`dir` names it)
+/// hold; stale reservation files removed, names of any other pattern never
+/// looked at. `self` is left out. Call it under the folder's lock.
+Holders scan_holders(int dirfd, const std::string& dir, const std::string& self, int64_t since);
 
 } // namespace phc::sched

@@ -11,6 +11,7 @@
 #include "util/settings.h"
 #include "util/subprocess.h"
 
+#include <csignal>
 #include <cstdio>
 #include <fmt/format.h>
 #include <optional>
@@ -109,6 +110,11 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
         print_error("phc-ninja step", m.error());
         return 127;
     }
+    // From here on the step only appends (its records, the history, the header
+    // set): a file size limit must make an append fail (undone), not kill the
+    // step after its command succeeded. (Ignored only now: the command keeps
+    // the disposition it would have without us.)
+    std::signal(SIGXFSZ, SIG_IGN);
     if (held) {
         r.wait_ms = held->waited_ms();
         *held = Reservation(); // the memory is free again

@@ -41,19 +41,37 @@ Status keep_history_path(const std::string& records_dir, const std::string& path
     return util::write_file_atomic(file, path + "\n");
 }
 
-std::string kept_history_path(const std::string& records_dir) {
-    auto text = util::read_file(records_dir + "/" + std::string(kHistoryFile));
-    if (!text) return {};
+namespace {
+
+/// The longest path DIR/history names (more: not one we wrote).
+constexpr size_t kMaxPathBytes = 4096;
+
+/// The text of the outside file `path` when it is a regular file of at most
+/// `max_bytes` (util::read_regular_file: a fifo or device there never hangs
+/// or floods us): "" when it is missing, an error naming it otherwise.
+Result<std::string> read_if_there(const std::string& path, size_t max_bytes) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return std::string();
+    auto text = util::read_regular_file(path, max_bytes);
+    if (!text) return make_error(text.error().text() + "; the step history is not used");
+    return text;
+}
+
+} // namespace
+
+Result<std::string> kept_history_path(const std::string& records_dir) {
+    auto text = read_if_there(records_dir + "/" + std::string(kHistoryFile), kMaxPathBytes);
+    if (!text) return text.error();
     std::string path = *text;
     while (!path.empty() && (path.back() == '\n' || path.back() == '\r'))
         path.pop_back();
     return path.find('\n') == std::string::npos ? path : std::string();
 }
 
-std::vector<StepRecord> last_records(const std::string& path) {
-    if (path.empty()) return {};
-    auto text = util::read_file(path);
-    if (!text) return {};
+Result<std::vector<StepRecord>> last_records(const std::string& path) {
+    if (path.empty()) return std::vector<StepRecord>();
+    auto text = read_if_there(path, kMaxStepsBytes);
+    if (!text) return text.error();
     std::vector<StepRecord> all = parse_records(*text);
     std::unordered_map<std::string, size_t> last; // output -> index in out
     std::vector<StepRecord> out;
@@ -87,8 +105,11 @@ Status seed_steps(const std::string& records_dir, const std::vector<StepRecord>&
 }
 
 Status append_history(const std::string& records_dir, const std::vector<StepRecord>& records) {
-    const std::string path = kept_history_path(records_dir);
-    if (path.empty() || records.empty()) return Ok{};
+    if (records.empty()) return Ok{};
+    auto kept = kept_history_path(records_dir);
+    if (!kept) return kept.error();
+    const std::string& path = *kept;
+    if (path.empty()) return Ok{};
     const size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0)
         if (auto st = util::make_dirs(path.substr(0, slash)); !st) return st;

@@ -48,12 +48,16 @@ std::string history_file(const std::string& dir, std::string_view project_key);
 /// that file when `path` is "". An error naming the file.
 Status keep_history_path(const std::string& records_dir, const std::string& path);
 
-/// The history file the records folder names, or "".
-std::string kept_history_path(const std::string& records_dir);
+/// The history file the records folder names, or "" (none kept). An error
+/// naming DIR/history when it is there but no regular file of a bounded size
+/// (a fifo, a device): the caller warns and keeps no history.
+Result<std::string> kept_history_path(const std::string& records_dir);
 
 /// The last record of each output in the history file `path` (none when it
-/// is missing or unreadable: a history never breaks a build).
-std::vector<StepRecord> last_records(const std::string& path);
+/// is missing). An error naming it when it is no regular file of at most
+/// kMaxStepsBytes: the caller warns and goes on without (a history never
+/// breaks a build).
+Result<std::vector<StepRecord>> last_records(const std::string& path);
 
 /// How long each output's step took (wall ms), from `records`.
 std::unordered_map<std::string, int64_t> wall_times(const std::vector<StepRecord>& records);

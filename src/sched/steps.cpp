@@ -8,10 +8,13 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <span>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace phc::sched {
@@ -55,14 +58,14 @@ int compact_level(size_t size) {
 }
 
 /// Keeps the last line of each output, in the order of those lines, when the
-/// file is still past kCompactAt once its lock is had (another step may have
-/// compacted it meanwhile) and that saves a quarter of it at least (a build
-/// with more outputs than fit is left to grow to the next size). Quietly: a
-/// failure leaves the file as it was.
+/// file is still past kCompactAt (another step may have compacted it before
+/// the caller had the lock) and that saves a quarter of it at least (a build
+/// with more outputs than fit is left to grow to the next size). Called under
+/// the file's lock, which every append takes too, so no record appended
+/// meanwhile is lost by the rename; the file is read again before it, and
+/// left alone should it have changed anyway (a writer that takes no lock).
+/// Quietly: a failure leaves the file as it was.
 void compact(const std::string& path) {
-    auto lock = util::FileLock::open(path + ".lock");
-    if (!lock) return;
-    if (auto had = lock->try_lock(); !had || !*had) return; // another step compacts it
     auto text = util::read_regular_file(path, kMaxStepsBytes);
     if (!text || text->size() <= kCompactAt) return;
     std::vector<StepRecord> all = parse_records(*text);
@@ -73,8 +76,14 @@ void compact(const std::string& path) {
     for (size_t i = 0; i < all.size(); ++i)
         if (last[all[i].output] == i) kept += record_line(all[i]);
     if (kept.size() > text->size() / 4 * 3) return; // too little to gain
+    if (!util::file_holds(path, std::span<const std::string_view>({std::string_view(*text)})))
+        return; // changed since: compacted again by a later append
     (void)util::write_file_atomic(path, kept);
 }
+
+/// How long an append waits for the file's lock (a step stopped by ^Z may
+/// hold it): past that the records are not kept, which costs estimates only.
+constexpr std::chrono::milliseconds kLockWait{2000};
 
 } // namespace
 
@@ -135,6 +144,14 @@ Status append_records(const std::string& path, const std::vector<StepRecord>& re
     for (const StepRecord& r : records)
         if (r.output.find_first_of("\t\n") == std::string::npos) lines += record_line(r);
     if (lines.empty()) return Ok{};
+    // One lock for appends and compaction: an append never lands in a file
+    // that compaction has read and is about to replace, and one cut short can
+    // be undone without undoing another's.
+    auto lock = util::FileLock::open(path + ".lock");
+    if (!lock) return lock.error();
+    auto had = lock->lock_within(kLockWait);
+    if (!had) return had.error();
+    if (!*had) return error_at(path, "busy (its lock is held): the records were not kept");
     util::Fd fd = util::open_fd(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK);
     struct stat st {};
     if (!fd.valid() || ::fstat(fd.get(), &st) != 0)
@@ -144,9 +161,17 @@ Status append_records(const std::string& path, const std::vector<StepRecord>& re
     do {
         n = ::write(fd.get(), lines.data(), lines.size()); // one write: lines never mix
     } while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(lines.size()))
-        return error_at(path, std::string("cannot append: ") +
-                                  (n < 0 ? std::strerror(errno) : "short write"));
+    if (n != static_cast<ssize_t>(lines.size())) {
+        // A full disk or a file size limit (SIGXFSZ ignored) cut it short:
+        // all or nothing, so that no torn line runs into the next append.
+        const std::string why =
+            n < 0 ? std::strerror(errno) : "cut short (a full disk or a file size limit)";
+        const bool undone = n > 0 && ::ftruncate(fd.get(), st.st_size) == 0;
+        return error_at(path, fmt::format("cannot append: {}{}", why,
+                                          n <= 0   ? ""
+                                          : undone ? " (undone)"
+                                                   : "; a cut line remains"));
+    }
     // Only when the append reaches the next of the sizes kCompactAt x 2^k: at
     // least a quarter of that is appended between two compactions, so their
     // cost stays in proportion to what the steps append.

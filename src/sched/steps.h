@@ -17,15 +17,16 @@
 // embed or other; OUTPUT: the output's path as the step was told (no tab, no
 // newline: the last field, so it may hold spaces).
 //
-// Appends are one write(2) to a file open O_APPEND, so lines of parallel steps
-// never mix. A line a SIGKILL or a full disk cut short has no newline, or runs
-// into the next line; either way its field count or a field is wrong, and
-// readers skip it (losing one record costs one estimate, never a build). The
-// file is bounded: the append that makes it reach kCompactAt bytes (or twice,
-// four times that, ...) keeps the last line of each output (under the lock
-// steps.lock, replaced atomically) when that saves a quarter of it, so the
-// rewrites cost in proportion to the appends, also for builds with more
-// outputs than kCompactAt holds.
+// Appends are one write(2) to a file open O_APPEND, under the lock
+// <file>.lock, so lines of parallel steps never mix; one that a full disk or
+// a file size limit cut short is truncated away again. A line a SIGKILL cut
+// short has no newline, or runs into the next line; either way its field
+// count or a field is wrong, and readers skip it (losing one record costs one
+// estimate, never a build). The file is bounded: the append that makes it
+// reach kCompactAt bytes (or twice, four times that, ...) keeps the last line
+// of each output (still under the lock, replaced atomically) when that saves
+// a quarter of it, so the rewrites cost in proportion to the appends, also
+// for builds with more outputs than kCompactAt holds.
 //
 // Estimates, when a step starts (the defaults, for steps without history):
 //   - the output's own last peak, plus 10%;
@@ -77,8 +78,9 @@ std::optional<StepRecord> parse_record(std::string_view line);
 /// Every whole record of a steps file, in order; torn lines skipped.
 std::vector<StepRecord> parse_records(std::string_view text);
 
-/// Appends the lines of `records` to `path` in one write, and compacts the
-/// file when it grew past kCompactAt. An error when it cannot be appended.
+/// Appends the lines of `records` to `path` in one write, all or nothing, and
+/// compacts the file when it grew past kCompactAt. An error when it cannot be
+/// appended (the caller warns: records never fail a build).
 Status append_records(const std::string& path, const std::vector<StepRecord>& records);
 
 /// The size past which a steps file is compacted.

@@ -8,6 +8,7 @@
 #include "util/file.h"
 #include "util/subprocess.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -196,6 +197,131 @@ Screened screen_preprocessed(std::string_view dd_text, std::string_view path) {
 
 namespace {
 
+/// The end of the parenthesised group that opens at `open` (text[open] is
+/// '('), or npos.
+size_t group_end(std::string_view text, size_t open) {
+    int depth = 0;
+    for (size_t i = open; i < text.size(); ++i) {
+        if (text[i] == '(') ++depth;
+        if (text[i] == ')' && --depth == 0) return i + 1;
+    }
+    return std::string_view::npos;
+}
+
+/// The kernel's name when the `__attribute__((global))` ending at `at`
+/// begins a definition (a body follows its parameters), else "".
+std::string kernel_defined_at(std::string_view text, size_t at) {
+    for (size_t i = at; i < text.size();) {
+        const char c = text[i];
+        if (c == ';' || c == '{' || c == '}') return {}; // no declarator
+        if (!ident_start(c)) {
+            ++i;
+            continue;
+        }
+        const size_t b = i;
+        while (i < text.size() && ident_char(text[i]))
+            ++i;
+        const std::string_view word = text.substr(b, i - b);
+        const std::string_view rest = skip_blanks(text.substr(i));
+        if (!rest.starts_with('(')) continue;
+        const size_t open = text.size() - rest.size();
+        const size_t end = group_end(text, open);
+        if (end == std::string_view::npos) return {};
+        i = end;
+        if (word == "__attribute__" || word == "__declspec" || word == "__launch_bounds__")
+            continue; // more attributes before the name
+        size_t body = text.find_first_not_of(" \t\r\n", end);
+        return body != std::string_view::npos && text[body] == '{' ? std::string(word) : "";
+    }
+    return {};
+}
+
+} // namespace
+
+std::vector<std::string> defined_kernels(std::string_view text) {
+    static constexpr std::string_view kGlobal = "__attribute__((global))";
+    std::vector<std::string> out;
+    for (size_t at = text.find(kGlobal); at != std::string_view::npos;
+         at = text.find(kGlobal, at + 1)) {
+        // A template's: instantiated or not, by arguments this does not know.
+        const size_t from = text.find_last_of(";{}", at);
+        const size_t start = from == std::string_view::npos ? 0 : from + 1;
+        const std::string_view before = text.substr(start, at - start);
+        std::vector<std::string_view> words;
+        if (identifiers(before, words) &&
+            std::find(words.begin(), words.end(), "template") != words.end())
+            continue;
+        if (std::string name = kernel_defined_at(text, at + kGlobal.size()); !name.empty())
+            out.push_back(std::move(name));
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+namespace {
+
+/// EF_AMDGPU_MACH of the processors (LLVM's BinaryFormat/ELF.h); 0 for others.
+uint32_t amdgpu_mach(std::string_view processor) {
+    static constexpr std::pair<std::string_view, uint32_t> kMach[] = {
+        {"gfx600", 0x20},  {"gfx601", 0x21},  {"gfx602", 0x3a},  {"gfx700", 0x22},
+        {"gfx701", 0x23},  {"gfx702", 0x24},  {"gfx703", 0x25},  {"gfx704", 0x26},
+        {"gfx705", 0x3b},  {"gfx801", 0x28},  {"gfx802", 0x29},  {"gfx803", 0x2a},
+        {"gfx805", 0x3c},  {"gfx810", 0x2b},  {"gfx900", 0x2c},  {"gfx902", 0x2d},
+        {"gfx904", 0x2e},  {"gfx906", 0x2f},  {"gfx908", 0x30},  {"gfx909", 0x31},
+        {"gfx90a", 0x3f},  {"gfx90c", 0x32},  {"gfx940", 0x40},  {"gfx1010", 0x33},
+        {"gfx1011", 0x34}, {"gfx1012", 0x35}, {"gfx1013", 0x42}, {"gfx1030", 0x36},
+        {"gfx1031", 0x37}, {"gfx1032", 0x38}, {"gfx1033", 0x39}, {"gfx1034", 0x3e},
+        {"gfx1035", 0x3d}, {"gfx1036", 0x45}, {"gfx1100", 0x41}, {"gfx1101", 0x46},
+        {"gfx1102", 0x47}, {"gfx1103", 0x44},
+    };
+    for (const auto& [name, mach] : kMach)
+        if (name == processor) return mach;
+    return 0;
+}
+
+} // namespace
+
+std::string device_object_problem(std::string_view bytes, const DeviceObjectWant& want) {
+    constexpr uint16_t kAmdgpu = 224;
+    auto o = util::elf::parse(bytes);
+    if (!o) return fmt::format("not an object ({} bytes: {})", bytes.size(), o.error().text());
+    if (util::elf::machine(*o) != kAmdgpu)
+        return fmt::format("not an AMDGPU object (e_machine {})", util::elf::machine(*o));
+    const std::string_view processor = std::string_view(want.arch).substr(0, want.arch.find(':'));
+    const uint32_t mach = util::elf::flags(*o) & 0xff;
+    if (const uint32_t asked = amdgpu_mach(processor); asked != 0 && mach != asked)
+        return fmt::format("an object for another architecture than {} (EF_AMDGPU_MACH {:#x}, "
+                           "not {:#x})",
+                           processor, mach, asked);
+    if (!want.compiler.empty()) {
+        const int comment = o->find(".comment");
+        const std::string_view made_by =
+            comment < 0 ? std::string_view()
+                        : o->contents(o->sections[static_cast<size_t>(comment)]);
+        if (made_by.find(want.compiler) == std::string_view::npos) {
+            std::string other(
+                made_by.substr(made_by.find_first_not_of('\0') == std::string_view::npos
+                                   ? made_by.size()
+                                   : made_by.find_first_not_of('\0')));
+            other = other.substr(0, other.find('\0'));
+            return fmt::format("made by another compiler ({}), not {}",
+                               other.empty() ? "none named" : other, want.compiler);
+        }
+    }
+    auto names = util::elf::defined_symbols(*o);
+    if (!names) return names.error().text();
+    for (const std::string& k : want.kernels) {
+        const bool found = std::any_of(names->begin(), names->end(), [&](const std::string& n) {
+            return n.ends_with(".kd") && n.find(k) != std::string::npos;
+        });
+        if (!found) return fmt::format("no kernel {} in it, which the source defines", k);
+    }
+    return {};
+}
+
+namespace {
+
 struct DeviceIi {
     std::string arch, output, input, host_triple, local, object, file_symbol;
     bool host = false; ///< the host source (--overlap-host on icecc): no device section
@@ -284,6 +410,59 @@ int preprocess(const DeviceIi& d, std::string_view name) {
     return 0;
 }
 
+/// The object the compile `argv` writes (its -o), or "".
+std::string output_of(const std::vector<std::string>& argv) {
+    std::string out;
+    for (size_t i = 1; i < argv.size(); ++i) {
+        if (argv[i] == "-o" && i + 1 < argv.size())
+            out = argv[++i];
+        else if (argv[i].starts_with("-o") && argv[i].size() > 2)
+            out = argv[i].substr(2);
+    }
+    return out;
+}
+
+/// The version line (`--version`'s first) of the compiler of `argv`, the
+/// first word that is no engine or cache; "" when it does not say.
+std::string compiler_version(const std::vector<std::string>& argv) {
+    for (const std::string& w : argv) {
+        const std::string_view base = compile::base_name(w);
+        if (base == "icecc" || base == "distcc" || base == "ccache" || base == "sccache") continue;
+        auto r = util::run_capture({w, "--version"});
+        if (!r || r->exit_code != 0) return {};
+        std::string line = r->out.substr(0, r->out.find('\n'));
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+            line.pop_back();
+        return line;
+    }
+    return {};
+}
+
+/// Runs the device compile of the checked file `text` through the engine and
+/// checks the object it returns (a farm machine with another clang or bundler
+/// exits 0 with a wrong one): else the compile of the source runs here.
+int compile_device(const DeviceIi& d, const std::string& text, std::string_view name) {
+    const std::string object = output_of(d.command);
+    // Nothing to check it against, or nothing to fall back to: as before, the
+    // compile takes this process over (its exit status is the step's).
+    if (object.empty() || d.local.empty()) return become(d.command, name);
+    auto status = util::run_inheriting(d.command);
+    if (!status) return print_error(name, status.error());
+    if (*status != 0) return *status;
+    const DeviceObjectWant want{d.arch, compiler_version(d.command), defined_kernels(text)};
+    auto bytes = util::read_regular_file(object, size_t{4} << 30);
+    const std::string why = bytes ? device_object_problem(*bytes, want) : bytes.error().text();
+    if (why.empty()) return 0;
+    auto local = local_words(d);
+    if (!local) return print_error(name, local.error());
+    std::fprintf(stderr,
+                 "phc-ninja device-ii: warning: %s from the %s compile: %s; compiling it here "
+                 "instead\n",
+                 object.c_str(), d.command.front().c_str(), why.c_str());
+    ::unlink(object.c_str());
+    return become(*local, name);
+}
+
 int compile(const DeviceIi& d, std::string_view name) {
     auto text = util::read_file(d.input);
     if (!text) return print_error(name, text.error());
@@ -295,9 +474,7 @@ int compile(const DeviceIi& d, std::string_view name) {
         if (!local) return print_error(name, local.error());
         return become(*local, name);
     }
-    // The checked file's compile takes this process over: the engine talks to
-    // ninja (or make) directly and its exit status is the step's.
-    if (!d.host) return become(d.command, name);
+    if (!d.host) return compile_device(d, *text, name);
     // The host object names its source in a FILE symbol: as the driver names
     // it only when icecc's daemon compiled standard input. When icecc ran the
     // compile here instead (the farm down or busy), it names the preprocessed

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace phc::split {
 
@@ -69,13 +70,35 @@ Screened screen_preprocessed(std::string_view dd_text, std::string_view path);
 /// compile step then runs the local compile of the source (`--local`).
 inline constexpr std::string_view kCompileLocally = "// phc-ninja: compile the source locally: ";
 
+/// The kernels the device code of the preprocessed file `text` defines, by
+/// name: each `__attribute__((global))` function with a body that is no
+/// template (a template's kernels exist only as instantiated). A cheap local
+/// account of what the object of its device compile must hold.
+std::vector<std::string> defined_kernels(std::string_view text);
+
+/// What a device object compiled elsewhere (a farm) must be to be used.
+struct DeviceObjectWant {
+    std::string arch;                 ///< the target ID asked for ("gfx90a:xnack+")
+    std::string compiler;             ///< the local compiler's version line, "" to skip
+    std::vector<std::string> kernels; ///< the kernels the source defines (defined_kernels)
+};
+
+/// Why the device object `bytes` must not be used for `want`, or "": it must
+/// be an AMDGPU ELF object of the asked architecture (e_flags; target IDs
+/// this does not know are not compared), made by the local compiler (its
+/// .comment holds the version line), defining a kernel descriptor
+/// (`<name>.kd`) for each of the kernels, as mangled names hold them.
+std::string device_object_problem(std::string_view bytes, const DeviceObjectWant& want);
+
 /// `phc-ninja device-ii`: the two steps of a distributed device compile.
 ///   --arch A --output P [--host-triple T] -- COMPILER... : preprocess, check
 ///     that P holds A's device section (else remove it and fail), screen it
 ///     (screen_preprocessed), add the host stub;
 ///   --arch A --input P [--local CMD] -- [ENGINE] COMPILER... : check P, then
-///     become the compile; a file the screen refused runs CMD (a shell-quoted
-///     command: the device compile of the source) instead.
+///     run the compile and check the object it wrote (device_object_problem:
+///     what a farm sends back), else run CMD (a shell-quoted command: the
+///     device compile of the source) with a warning; a file the screen
+///     refused runs CMD instead of the compile.
 int device_ii_main(int argc, char** argv);
 
 /// `phc-ninja icecc-env -- COMPILER [FLAGS...]`: the environment tarball for

@@ -13,6 +13,7 @@
 #include "util/file.h"
 #include "util/subprocess.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -95,6 +96,21 @@ Status place(const std::string& from, const std::string& root, const std::string
     return Ok{};
 }
 
+/// Why `dir` cannot be the remote daemons' TMPDIR in the chroot, or "": it is
+/// made mode 1777 below the environment's root, so it must be an absolute
+/// path below "/" with no ".." (which would leave the root: with the work
+/// folder in /tmp, "/../../.." names "/").
+std::string tmpdir_problem(const std::string& dir) {
+    if (dir.empty()) return {};
+    if (dir.front() != '/') return "not an absolute path";
+    bool below = false;
+    for (const auto& part : fs::path(dir).relative_path()) {
+        if (part == "..") return "'..' would leave the environment's root";
+        below = below || (part != "." && !part.empty());
+    }
+    return below ? std::string() : "names the environment's root itself";
+}
+
 Status build(const std::vector<std::string>& compiler, const std::string& output,
              const std::string& tmpdir, const std::string& work) {
     auto n = needs_of(compiler, work);
@@ -124,10 +140,18 @@ Status build(const std::vector<std::string>& compiler, const std::string& output
         for (const auto& e : fs::directory_iterator(folder, ec))
             if (e.path().extension() == ".bc")
                 if (auto st = place(e.path().string(), root, e.path().string()); !st) return st;
+    const fs::path inside = fs::canonical(root, ec);
     for (const std::string& d : {std::string("/tmp"), tmpdir}) {
         if (d.empty()) continue;
         fs::create_directories(root + d, ec);
-        fs::permissions(root + d, fs::perms::all | fs::perms::sticky_bit, ec);
+        // Made world-writable only where it is the chroot's own folder (a link
+        // the tarball holds may lead elsewhere).
+        const fs::path made = fs::canonical(root + d, ec);
+        const auto [end, at] =
+            std::mismatch(inside.begin(), inside.end(), made.begin(), made.end());
+        if (ec || end != inside.end() || at == made.end())
+            return make_error(fmt::format("--tmpdir {}: not a folder inside the environment", d));
+        fs::permissions(made, fs::perms::all | fs::perms::sticky_bit, ec);
     }
     fs::create_directories(root + "/dev", ec);
     if (auto st = util::write_file_atomic(root + "/dev/null", ""); !st) return st.error();
@@ -161,6 +185,8 @@ int icecc_env_main(int argc, char** argv) {
     util::Parsed parsed;
     if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
     if (parsed.positional.empty()) return util::usage_error(cl, "no compiler given");
+    if (std::string why = tmpdir_problem(tmpdir); !why.empty())
+        return util::usage_error(cl, fmt::format("--tmpdir {}: {}", tmpdir, why));
     std::error_code ec;
     output = fs::absolute(output, ec).string();
     const char* t = std::getenv("TMPDIR");

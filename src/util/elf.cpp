@@ -145,7 +145,10 @@ Result<std::vector<Reference>> references_to(const Object& o, int target) {
     return out;
 }
 
-Result<std::vector<std::string>> file_symbols(const Object& o) {
+namespace {
+
+/// The names of the symbols `keep(info, shndx)` accepts, in symbol-table order.
+template <typename Keep> Result<std::vector<std::string>> symbols(const Object& o, Keep keep) {
     constexpr uint32_t kSymtab = 2;
     constexpr uint64_t kEntry = 24; // Elf64_Sym
     std::vector<std::string> out;
@@ -156,7 +159,8 @@ Result<std::vector<std::string>> file_symbols(const Object& o) {
         const std::string_view names = o.contents(o.sections[t.link]);
         for (uint64_t at = 0; at + kEntry <= t.size; at += kEntry) {
             const auto info = read_le<uint8_t>(o.bytes, t.offset + at + 4);
-            if ((info & 0xf) != 4) continue; // STT_FILE
+            const auto shndx = read_le<uint16_t>(o.bytes, t.offset + at + 6);
+            if (!keep(info, shndx)) continue;
             const auto name = read_le<uint32_t>(o.bytes, t.offset + at);
             if (name >= names.size()) return bad("a symbol's name lies outside its string table");
             std::string_view n = names.substr(name);
@@ -164,6 +168,24 @@ Result<std::vector<std::string>> file_symbols(const Object& o) {
         }
     }
     return out;
+}
+
+} // namespace
+
+Result<std::vector<std::string>> file_symbols(const Object& o) {
+    return symbols(o, [](uint8_t info, uint16_t) { return (info & 0xf) == 4; }); // STT_FILE
+}
+
+Result<std::vector<std::string>> defined_symbols(const Object& o) {
+    return symbols(o, [](uint8_t, uint16_t shndx) { return shndx != 0; });
+}
+
+uint16_t machine(const Object& o) {
+    return read_le<uint16_t>(o.bytes, 18);
+}
+
+uint32_t flags(const Object& o) {
+    return read_le<uint32_t>(o.bytes, 48);
 }
 
 namespace {

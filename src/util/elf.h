@@ -86,6 +86,15 @@ Result<std::vector<std::string>> file_symbols(const Object& o);
 /// before them. An object with program headers is refused (not relocatable).
 std::string difference_outside(const Object& before, const Object& after, int replaced);
 
+/// The header's e_machine (224: AMDGPU) and e_flags (for AMDGPU, the
+/// architecture in its low byte, EF_AMDGPU_MACH) of a parsed object.
+uint16_t machine(const Object& o);
+uint32_t flags(const Object& o);
+
+/// The names of the object's defined symbols (section index not 0), in
+/// symbol-table order. An Error when a symbol table or its names are malformed.
+Result<std::vector<std::string>> defined_symbols(const Object& o);
+
 /// Where the object `split` first differs from `reference`, in words: "" when
 /// equal, else "first difference in section .text at offset 0x1a (file offset
 /// 0x5a)" (or in the ELF header, outside every section, at a byte of a file

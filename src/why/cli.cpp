@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
 #include <unistd.h>
 
 namespace phc::why {
@@ -23,6 +24,9 @@ names a header set (phc_s_...), and the inputs that will be rebuilt first,
 each with its own reasons. A changed command is not looked at (`ninja -d
 explain` says "command line changed").)";
 
+/// The largest .ninja_log or .ninja_deps why reads.
+constexpr size_t kMaxHistoryBytes = 2048u << 20;
+
 /// Where ninja keeps `name` for manifest `m`: in its builddir, else here.
 std::string in_builddir(const ninja::Manifest& m, std::string_view name) {
     auto dir = m.variable("builddir");
@@ -33,9 +37,22 @@ std::string in_builddir(const ninja::Manifest& m, std::string_view name) {
 /// What ninja recorded of past builds of `m`.
 Result<History> read_history(const ninja::Manifest& m) {
     History h;
-    if (auto log = util::read_file(in_builddir(m, ".ninja_log"))) h.log = ninja::log_mtimes(*log);
+    // Regular files of a bounded size only: a fifo in their place never
+    // hangs why, a device never floods it (then read as missing, with a warning).
+    auto read = [](const std::string& path, size_t max) -> std::optional<std::string> {
+        if (!util::file_exists(path)) return std::nullopt;
+        auto text = util::read_regular_file(path, max);
+        if (!text) {
+            std::fprintf(stderr, "phc-ninja why: warning: %s; read as missing\n",
+                         text.error().text().c_str());
+            return std::nullopt;
+        }
+        return std::move(*text);
+    };
+    if (auto log = read(in_builddir(m, ".ninja_log"), kMaxHistoryBytes))
+        h.log = ninja::log_mtimes(*log);
     const std::string deps = in_builddir(m, ".ninja_deps");
-    if (auto text = util::read_file(deps)) {
+    if (auto text = read(deps, kMaxHistoryBytes)) {
         h.deps_text = std::move(*text);
         auto parsed = ninja::parse_deps_log(h.deps_text);
         if (!parsed) return error_at(deps, parsed.error().message);

@@ -13,6 +13,9 @@ namespace phc::why {
 
 namespace {
 
+/// The largest depfile why reads (as deps-set does).
+constexpr size_t kMaxDepfileBytes = 64u << 20;
+
 /// Walks the graph below one output as ninja's dependency scan does.
 class Walker {
 public:
@@ -63,11 +66,15 @@ private:
                 for (const auto& d : rec->deps)
                     add(d);
         } else if (depfile && !depfile->empty()) {
-            auto text = util::read_file(*depfile);
+            // A regular file of a bounded size only: a fifo there never hangs why.
+            const bool there = util::file_exists(*depfile);
+            auto text = util::read_regular_file(*depfile, kMaxDepfileBytes);
             auto parsed = text ? regen::parse_depfile(*text) : std::nullopt;
             if (!parsed)
                 why.push_back(fmt::format("its depfile {} is {}", *depfile,
-                                          text ? "not one why can read" : "missing"));
+                                          text    ? "not one why can read"
+                                          : there ? "not read (" + text.error().message + ")"
+                                                  : std::string("missing")));
             else
                 for (const auto& d : parsed->deps)
                     add(d);
@@ -75,24 +82,56 @@ private:
         return in;
     }
 
-    /// ninja's time and dirtiness of `node`.
-    const State& visit(uint32_t node) {
-        State& s = states_[node];
-        if (s.done || s.busy) return s;
-        s.busy = true;
+    /// The nodes whose times `node`'s depend on: a phony's inputs, a real
+    /// edge's inputs (with its deps); none for a source.
+    std::vector<uint32_t> below(uint32_t node) const {
+        const int32_t p = m_.producer(node);
+        if (p < 0) return {};
+        std::vector<std::string> ignored;
+        return inputs(m_.edge(static_cast<size_t>(p)), m_.node_path(node), ignored);
+    }
+
+    /// ninja's time and dirtiness of `root`. Without recursion (an explicit
+    /// stack, each node finished once everything below it is): a chain of
+    /// 50,000 phony edges, which ninja walks, takes no 50,000 frames here.
+    const State& visit(uint32_t root) {
+        std::vector<std::pair<uint32_t, bool>> stack{{root, false}}; // node, expanded
+        while (!stack.empty()) {
+            auto [node, expanded] = stack.back();
+            State& s = states_[node]; // references stay valid as the map grows
+            if (!expanded) {
+                if (s.done || s.busy) { // a cycle, which ninja refuses, stays as it is
+                    stack.pop_back();
+                    continue;
+                }
+                s.busy = true;
+                stack.back().second = true;
+                for (uint32_t i : below(node)) {
+                    const State& t = states_[i];
+                    if (!t.done && !t.busy) stack.emplace_back(i, false);
+                }
+                continue;
+            }
+            stack.pop_back();
+            finish(node, s);
+        }
+        return states_[root];
+    }
+
+    /// Computes `s`, the state of `node`, from the finished states below it.
+    void finish(uint32_t node, State& s) {
         const int32_t p = m_.producer(node);
         if (p < 0) {
             s.mtime = stat_(path(node));
             s.dirty = s.mtime <= 0; // missing and no edge makes it
         } else if (ninja::EdgeRef e = m_.edge(static_cast<size_t>(p)); e.is_phony()) {
-            std::vector<std::string> ignored;
-            std::vector<uint32_t> in = inputs(e, m_.node_path(node), ignored);
+            std::vector<uint32_t> in = below(node);
             if (in.empty()) {
                 s.mtime = stat_(path(node));
                 s.dirty = s.mtime <= 0;
             }
             for (uint32_t i : in) {
-                const State& t = visit(i);
+                const State& t = states_[i];
                 s.mtime = std::max(s.mtime, t.mtime);
                 s.dirty = s.dirty || t.dirty;
             }
@@ -104,42 +143,61 @@ private:
         }
         s.busy = false;
         s.done = true;
-        return states_[node];
     }
 
-    /// The files below `node` (through phony edges) newer than `than`, or
-    /// missing, as "newer: PATH" lines; `via` names the phony they were
-    /// reached through.
-    void newer(uint32_t node, int64_t than, const std::string& via, std::set<std::string>& seen,
+    /// True when `node` is written by a phony edge.
+    bool phony(uint32_t node) const {
+        const int32_t p = m_.producer(node);
+        return p >= 0 && m_.edge(static_cast<size_t>(p)).is_phony();
+    }
+
+    /// The files below `root` (through phony edges, each expanded once) newer
+    /// than `than`, or missing, as "newer: PATH" lines, naming the phony they
+    /// were reached through; in the order of a depth-first walk, made without
+    /// recursion.
+    void newer(uint32_t root, int64_t than, std::set<std::string>& seen,
                std::vector<std::string>& out, int indent) {
-        const int32_t p = m_.producer(node);
-        if (p >= 0 && m_.edge(static_cast<size_t>(p)).is_phony()) {
-            std::vector<std::string> ignored;
-            auto in = inputs(m_.edge(static_cast<size_t>(p)), m_.node_path(node), ignored);
-            const std::string through = via.empty() ? path(node) : via;
-            for (uint32_t i : in)
-                newer(i, than, through, seen, out, indent);
-            if (!in.empty()) return;
+        std::vector<std::pair<uint32_t, std::string>> todo{{root, ""}}; // node, via
+        std::set<uint32_t> expanded;
+        while (!todo.empty()) {
+            auto [node, via] = std::move(todo.back());
+            todo.pop_back();
+            if (phony(node)) {
+                std::vector<uint32_t> in = below(node);
+                if (!in.empty()) {
+                    if (!expanded.insert(node).second) continue;
+                    const std::string through = via.empty() ? path(node) : via;
+                    for (auto i = in.rbegin(); i != in.rend(); ++i)
+                        todo.emplace_back(*i, through);
+                    continue;
+                }
+            }
+            const State& s = visit(node);
+            if (m_.producer(node) >= 0 && !phony(node) && s.dirty) continue;
+            if ((s.mtime > than || s.mtime <= 0) && seen.insert(path(node)).second)
+                out.push_back(fmt::format("{:{}}{}: {}{}", "", indent,
+                                          s.mtime <= 0 ? "missing" : "newer", path(node),
+                                          via.empty() ? "" : " (in " + via + ")"));
         }
-        const State& s = visit(node);
-        if (p >= 0 && !m_.edge(static_cast<size_t>(p)).is_phony() && s.dirty) return;
-        if ((s.mtime > than || s.mtime <= 0) && seen.insert(path(node)).second)
-            out.push_back(fmt::format("{:{}}{}: {}{}", "", indent,
-                                      s.mtime <= 0 ? "missing" : "newer", path(node),
-                                      via.empty() ? "" : " (in " + via + ")"));
     }
 
-    /// The edges below `node` (through phony edges) that will be rebuilt.
-    void dirty_edges(uint32_t node, std::vector<uint32_t>& out) {
-        if (!visit(node).dirty) return;
-        const int32_t p = m_.producer(node);
-        if (p < 0 || !m_.edge(static_cast<size_t>(p)).is_phony()) {
-            out.push_back(node);
-            return;
+    /// The edges below `root` (through phony edges, each once) that will be
+    /// rebuilt, depth first, without recursion.
+    void dirty_edges(uint32_t root, std::vector<uint32_t>& out) {
+        std::vector<uint32_t> todo{root};
+        std::set<uint32_t> expanded;
+        while (!todo.empty()) {
+            const uint32_t node = todo.back();
+            todo.pop_back();
+            if (!visit(node).dirty) continue;
+            if (!phony(node)) {
+                out.push_back(node);
+                continue;
+            }
+            if (!expanded.insert(node).second) continue;
+            std::vector<uint32_t> in = below(node);
+            todo.insert(todo.end(), in.rbegin(), in.rend());
         }
-        std::vector<std::string> ignored;
-        for (uint32_t i : inputs(m_.edge(static_cast<size_t>(p)), m_.node_path(node), ignored))
-            dirty_edges(i, out);
     }
 
     /// Appends why the (non-phony) edge writing `node` runs; with `deep`,
@@ -184,7 +242,7 @@ private:
         if (out_mtime <= 0 || logged == h_.log.end()) return; // dirty anyway
         std::set<std::string> seen;
         for (uint32_t i : in)
-            newer(i, than, "", seen, out, indent);
+            newer(i, than, seen, out, indent);
     }
 
     const ninja::Manifest& m_;
@@ -201,24 +259,51 @@ Result<std::vector<std::string>> why_dirty(const ninja::Manifest& m, const Histo
     const std::string canon = ninja::canonicalize_path(output);
     auto node = m.find_node(canon);
     if (!node) return make_error(fmt::format("unknown target '{}'", output));
-    const int32_t p = m.producer(*node);
-    if (p < 0) return make_error(fmt::format("'{}' is a source file: no edge writes it", output));
-    Walker w(m, h, mtime);
-    if (m.edge(static_cast<size_t>(p)).is_phony()) {
-        // A phony target (all, a header set): why each edge below it runs.
-        std::vector<std::string> out;
-        for (auto in : m.edge(static_cast<size_t>(p)).inputs())
-            if (auto n = m.find_node(ninja::canonicalize_path(in)); n && m.producer(*n) >= 0) {
-                auto r = why_dirty(m, h, in, mtime);
-                if (r && !r->empty()) {
-                    out.push_back(std::string(in) + " will be rebuilt:");
-                    for (auto& line : *r)
-                        out.push_back("  " + line);
-                }
-            }
-        return out;
+    if (m.producer(*node) < 0)
+        return make_error(fmt::format("'{}' is a source file: no edge writes it", output));
+    // A phony target (all, a header set): why each edge below it runs, a
+    // phony below it nested in turn. Without recursion: an explicit stack of
+    // the phony targets being explained (a chain of them may be 50,000 long).
+    struct Frame {
+        uint32_t node;
+        size_t next = 0;                ///< the next input to explain
+        std::vector<std::string> lines; ///< what it says so far
+        std::string name;               ///< as its parent names it
+    };
+    auto phony = [&](uint32_t n) { return m.edge(static_cast<size_t>(m.producer(n))).is_phony(); };
+    if (!phony(*node)) return Walker(m, h, mtime).reasons(*node, 0);
+    std::vector<Frame> stack;
+    std::set<uint32_t> open; // the phony targets on the stack (a cycle is not entered)
+    stack.push_back({*node, 0, {}, std::string(output)});
+    open.insert(*node);
+    // Adds child `lines` (the reasons of `name`) to the frame below.
+    auto add = [](std::vector<std::string>& to, const std::string& name,
+                  const std::vector<std::string>& lines) {
+        if (lines.empty()) return;
+        to.push_back(name + " will be rebuilt:");
+        for (const auto& line : lines)
+            to.push_back("  " + line);
+    };
+    for (;;) {
+        Frame& f = stack.back();
+        const auto inputs = m.edge(static_cast<size_t>(m.producer(f.node))).inputs();
+        if (f.next == inputs.size()) {
+            Frame done = std::move(f);
+            stack.pop_back();
+            open.erase(done.node);
+            if (stack.empty()) return std::move(done.lines);
+            add(stack.back().lines, done.name, done.lines);
+            continue;
+        }
+        const std::string_view in = inputs[f.next++];
+        auto n = m.find_node(ninja::canonicalize_path(in));
+        if (!n || m.producer(*n) < 0) continue;
+        if (!phony(*n)) {
+            add(f.lines, std::string(in), Walker(m, h, mtime).reasons(*n, 0));
+        } else if (open.insert(*n).second) {
+            stack.push_back({*n, 0, {}, std::string(in)});
+        }
     }
-    return w.reasons(*node, 0);
 }
 
 } // namespace phc::why

@@ -232,3 +232,32 @@ TEST_CASE("reserve: an error names the folder it cannot make") {
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().text().find(dir.file("file")) != std::string::npos);
 }
+
+TEST_CASE("reserve: a link in the budget folder's place is refused; no file it leads to goes") {
+    test::ScratchDir dir;
+    const std::string outside = dir.file("outside");
+    REQUIRE(util::make_dirs(outside));
+    REQUIRE(util::write_file_atomic(outside + "/notes.txt", "keep\n").ok());
+    REQUIRE(util::write_file_atomic(outside + "/123.abcdef", "").ok()); // a reservation's name
+    REQUIRE(util::make_dirs(dir.file(".phc-ninja")));
+    REQUIRE(::symlink("../outside", dir.file(".phc-ninja/budget").c_str()) == 0);
+    auto r = sched::reserve(dir.file(".phc-ninja/budget"), {kMiB}, 10 * kMiB);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().text().find(dir.file(".phc-ninja/budget")) != std::string::npos);
+    CHECK(util::file_exists(outside + "/notes.txt"));
+    CHECK(util::file_exists(outside + "/123.abcdef"));
+}
+
+TEST_CASE("reserve: only files named as reservations are ever removed from the folder") {
+    test::ScratchDir dir;
+    const std::string budget = dir.file("budget");
+    REQUIRE(util::make_dirs(budget));
+    REQUIRE(util::write_file_atomic(budget + "/notes.txt", "keep\n").ok());
+    REQUIRE(util::write_file_atomic(budget + "/42.stale1", "").ok()); // a dead step's
+    {
+        auto r = sched::reserve(budget, {kMiB}, 10 * kMiB);
+        REQUIRE(r.ok());
+    }
+    CHECK(util::file_exists(budget + "/notes.txt"));
+    CHECK_FALSE(util::file_exists(budget + "/42.stale1"));
+}

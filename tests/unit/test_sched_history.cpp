@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <doctest/doctest.h>
 #include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace phc;
 using namespace phc::sched;
@@ -75,18 +77,20 @@ TEST_CASE("history: kept for the steps, appended to, read back, seeding a fresh 
     test::ScratchDir dir;
     const std::string records = dir.file("b/.phc-ninja");
     const std::string hist = dir.file("cache/h/p.steps");
-    CHECK(kept_history_path(records).empty());
+    CHECK(kept_history_path(records)->empty());
     // Nothing named: the steps append nowhere.
     CHECK(append_history(records, {rec("x.o", 5, 7)}));
     CHECK(!std::filesystem::exists(hist));
     REQUIRE(keep_history_path(records, hist));
-    CHECK(kept_history_path(records) == hist);
+    CHECK(*kept_history_path(records) == hist);
     // Appended (its folder made), the last good record of each output wins.
     REQUIRE(append_history(records, {rec("a.o.phc/gfx906.o", 100, 1 << 20)}));
     REQUIRE(
         append_history(records, {rec("a.o.phc/gfx906.o", 300, 3 << 20), rec("b.o", 50, 1 << 10)}));
     REQUIRE(append_history(records, {rec("a.o.phc/gfx906.o", 9, 1, 1)})); // failed: not kept
-    const auto last = last_records(hist);
+    const auto read = last_records(hist);
+    REQUIRE(read);
+    const auto& last = *read;
     REQUIRE(last.size() == 2);
     CHECK(last[0].output == "a.o.phc/gfx906.o");
     CHECK(last[0].wall_ms == 300);
@@ -105,10 +109,30 @@ TEST_CASE("history: kept for the steps, appended to, read back, seeding a fresh 
     CHECK(parse_records(*text).size() == 2);
     // A torn or foreign history is no history, and no error.
     REQUIRE(util::write_file_atomic(dir.file("bad.steps"), "v1 garbage\nnot a record"));
-    CHECK(last_records(dir.file("bad.steps")).empty());
-    CHECK(last_records(dir.file("missing.steps")).empty());
+    CHECK(last_records(dir.file("bad.steps"))->empty());
+    CHECK(last_records(dir.file("missing.steps"))->empty());
     // Dropping the history removes the file that names it (and only a regular file).
     REQUIRE(keep_history_path(records, ""));
-    CHECK(kept_history_path(records).empty());
+    CHECK(kept_history_path(records)->empty());
     CHECK(keep_history_path(records, ""));
+}
+
+TEST_CASE("history: a fifo or a device in the history's place is refused, never waited on") {
+    test::ScratchDir dir;
+    const std::string records = dir.file(".phc-ninja");
+    REQUIRE(util::make_dirs(records));
+    REQUIRE(::mkfifo((records + "/history").c_str(), 0600) == 0);
+    auto kept = kept_history_path(records); // a read of the fifo would wait for a writer
+    REQUIRE_FALSE(kept);
+    CHECK(kept.error().text().find(records + "/history") != std::string::npos);
+    CHECK_FALSE(append_history(records, {rec("a.o", 1, 1)}));
+    REQUIRE(::mkfifo(dir.file("fifo.steps").c_str(), 0600) == 0);
+    auto fifo = last_records(dir.file("fifo.steps"));
+    REQUIRE_FALSE(fifo);
+    CHECK(fifo.error().text().find(dir.file("fifo.steps")) != std::string::npos);
+    // A link to a zero device: never read to its (missing) end.
+    REQUIRE(::symlink("/dev/zero", dir.file("zero.steps").c_str()) == 0);
+    auto zero = last_records(dir.file("zero.steps"));
+    REQUIRE_FALSE(zero);
+    CHECK(zero.error().text().find("not a regular file") != std::string::npos);
 }

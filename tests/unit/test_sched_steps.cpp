@@ -3,8 +3,11 @@
 #include "util/file.h"
 
 #include <algorithm>
+#include <csignal>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <set>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -163,4 +166,68 @@ TEST_CASE("append_records: parallel appenders never mix lines; the file stays bo
     REQUIRE(grown);
     CHECK(grown->size() > sched::kCompactAt);
     CHECK(sched::parse_records(*grown).size() == sched::parse_records(unique).size() + appended);
+}
+
+TEST_CASE("append_records: a file size limit leaves no cut line (all or nothing)") {
+    test::ScratchDir dir;
+    const std::string path = dir.file("steps");
+    const std::string first = sched::record_line(record("a.o", sched::Kind::Host, 1));
+    REQUIRE(util::write_file_atomic(path, first).ok());
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        // Room for half a line more: the write is cut short (SIGXFSZ ignored,
+        // as the step runner does once its command ended).
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlim_t limit = first.size() + first.size() / 2;
+        const rlimit rl{limit, limit};
+        if (::setrlimit(RLIMIT_FSIZE, &rl) != 0) ::_exit(3);
+        auto st = sched::append_records(path, {record("b.o", sched::Kind::Host, 2)});
+        ::_exit(st.ok() ? 1 : 0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0); // an error, not a kill
+    auto text = util::read_file(path);
+    REQUIRE(text);
+    CHECK(*text == first); // the cut line truncated away
+}
+
+TEST_CASE("append_records: appends beside a compaction are never lost") {
+    test::ScratchDir dir;
+    const std::string path = dir.file("steps");
+    // Just under kCompactAt, of one output: a compaction happens mid-way and
+    // gains much (it reads and rewrites 4 MiB while the others append).
+    std::string pad;
+    const std::string line = sched::record_line(record("pad.o", sched::Kind::Host, 7));
+    while (pad.size() + 2 * line.size() < sched::kCompactAt)
+        pad += line;
+    REQUIRE(util::write_file_atomic(path, pad).ok());
+    constexpr int kChildren = 2, kEach = 400;
+    std::vector<pid_t> pids;
+    for (int c = 0; c < kChildren; ++c) {
+        pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            for (int i = 0; i < kEach; ++i)
+                if (!sched::append_records(
+                        path, {record(fmt::format("b{}/{}.o", c, i), sched::Kind::Device, 1)}))
+                    ::_exit(1);
+            ::_exit(0);
+        }
+        pids.push_back(pid);
+    }
+    for (pid_t pid : pids) {
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WEXITSTATUS(status) == 0);
+    }
+    auto text = util::read_file(path);
+    REQUIRE(text);
+    CHECK(text->size() < sched::kCompactAt); // compacted
+    std::set<std::string> outputs;
+    for (const auto& r : sched::parse_records(*text))
+        outputs.insert(r.output);
+    CHECK(outputs.size() == kChildren * kEach + 1);
 }

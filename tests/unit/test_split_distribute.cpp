@@ -1,5 +1,6 @@
 #include "compile/shell.h"
 #include "edges/policy.h"
+#include "elf_builder.h"
 #include "fake_probe.h"
 #include "ninja/writer.h"
 #include "probe/objcopy.h"
@@ -415,4 +416,52 @@ TEST_CASE("distribute: --overlap-host's host compile on icecc, or why it stays l
     Plan gp = make_plan(g, p, o);
     CHECK(!gp.host_remote);
     CHECK(gp.host_local_reason.find("with -g") != std::string::npos);
+}
+
+TEST_CASE("distribute: the kernels a preprocessed file defines (no templates, no declarations)") {
+    const std::string text =
+        "__attribute__((global)) void scale(float* p) { p[0] = 1; }\n"
+        "extern \"C\" __attribute__((global)) void\n"
+        "  __attribute__((amdgpu_flat_work_group_size(1, 256))) plain(int*) {}\n"
+        "__attribute__((global)) void declared(int*);\n"
+        "template <typename T>\n__attribute__((global)) void never(T* p) {}\n"
+        "namespace { __attribute__((global)) void hidden() { } }\n";
+    CHECK(split::defined_kernels(text) == std::vector<std::string>{"hidden", "plain", "scale"});
+    CHECK(split::defined_kernels("int x;\n").empty());
+}
+
+TEST_CASE("distribute: an object from a farm is checked: AMDGPU, the architecture, the compiler, "
+          "the kernels") {
+    // An AMDGPU object for gfx906 (EF_AMDGPU_MACH 0x2f) by "clang version 15.0.7",
+    // defining the kernel descriptor of scale(float*).
+    auto amdgpu = [](uint16_t machine, uint32_t mach, const std::string& comment,
+                     const std::string& kd) {
+        std::string strtab = std::string(1, '\0') + kd + '\0';
+        std::string sym(48, '\0'); // the null symbol, then kd: name 1, shndx 1 (defined)
+        test::put(sym, 24, 1, 4);
+        test::put(sym, 24 + 4, 1, 1); // STT_OBJECT
+        test::put(sym, 24 + 6, 1, 2);
+        std::string b = test::object({{".comment", std::string(1, '\0') + comment + '\0'},
+                                      {".symtab", sym, 2, 3, 1, 24},
+                                      {".strtab", strtab, 3}});
+        test::put(b, 18, machine, 2);
+        test::put(b, 48, 0x300 | mach, 4);
+        return b;
+    };
+    const split::DeviceObjectWant want{"gfx906:xnack-", "Debian clang version 15.0.7", {"scale"}};
+    CHECK(split::device_object_problem(
+              amdgpu(224, 0x2f, "Debian clang version 15.0.7", "_Z5scalePf.kd"), want) == "");
+    CHECK(split::device_object_problem("", want).starts_with("not an object (0 bytes"));
+    CHECK(split::device_object_problem(
+              amdgpu(62, 0x2f, "Debian clang version 15.0.7", "_Z5scalePf.kd"), want)
+              .starts_with("not an AMDGPU object"));
+    CHECK(split::device_object_problem(
+              amdgpu(224, 0x3f, "Debian clang version 15.0.7", "_Z5scalePf.kd"), want)
+              .starts_with("an object for another architecture than gfx906"));
+    CHECK(split::device_object_problem(amdgpu(224, 0x2f, "clang version 19.1.0", "_Z5scalePf.kd"),
+                                       want) ==
+          "made by another compiler (clang version 19.1.0), not Debian clang version 15.0.7");
+    CHECK(split::device_object_problem(
+              amdgpu(224, 0x2f, "Debian clang version 15.0.7", "_Z5otherPf.kd"), want) ==
+          "no kernel scale in it, which the source defines");
 }
