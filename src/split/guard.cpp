@@ -90,6 +90,9 @@ template <typename F> std::string map_files(const JobSet& set, std::string_view 
     return out;
 }
 
+std::vector<std::string> words_of(const std::string& canonical_job);
+std::map<std::string, std::vector<std::string>> occurrences(const std::vector<std::string>& w);
+
 /// canonical_jobs, with shared files as "@F" when `deep` is false (a job's
 /// own words, for messages) or named by their writer when true.
 std::vector<std::string> canonical(const JobSet& set, bool deep) {
@@ -111,8 +114,15 @@ std::vector<std::string> canonical(const JobSet& set, bool deep) {
                 if (!deep) return "@F";
                 const size_t by = writer.find(p)->second;
                 if (by == k) return "@OUT";
+                // The writer as same_job() sees it (its options' occurrences,
+                // not their order): a job hipcc orders otherwise names the
+                // same files. Written before: jobs run in order.
                 util::Hasher h;
-                h.add(out[by]); // written before: jobs run in order
+                for (const auto& [key, units] : occurrences(words_of(out[by]))) {
+                    h.add(key);
+                    for (const std::string& u : units)
+                        h.add(u);
+                }
                 return "@IN<" + h.hex128().substr(0, 12) + ">";
             });
             line += '\x1f';
