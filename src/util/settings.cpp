@@ -34,7 +34,8 @@ constexpr Setting kSettings[] = {
      "the folder of the projects' step histories, which order and size the first build of a "
      "fresh build directory; off: none",
      "regen, gen"},
-    {"PHC_JOBS", "half the CPUs, at least 1", "device compiles at once without a make jobserver",
+    {"PHC_JOBS", "the CPUs this process may use (affinity, cgroup quota)",
+     "the size of the CPU pool every launcher of the user shares without a make jobserver",
      "phc-launch"},
     {"PHC_MEMORY", "the cgroup's memory limit, else the machine's memory, less 10%",
      "the memory budget of a build's steps: SIZE (512M, 8G) or PERCENT (75%) of that; "
@@ -44,6 +45,10 @@ constexpr Setting kSettings[] = {
     {"PHC_NINJA_TRACE", "none", "a .ninja_log-style file to which each step's times are appended",
      "phc-launch"},
     {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",
+     "phc-launch"},
+    {"PHC_POOL_DIR", "$XDG_RUNTIME_DIR/phc-pool, else /tmp/phc-pool-<uid>",
+     "the CPU pool's folder (one lock file per slot), made 0700; refused when it is a link, "
+     "another user's or writable by others",
      "phc-launch"},
     {"PHC_PROBE_CACHE", "$XDG_CACHE_HOME/phc-ninja/probes.json",
      "the driver probe cache (JSON) of the launcher", "phc-launch"},
