@@ -3,6 +3,7 @@
 #include "launch/launcher.h"
 #include "launch/makeflags.h"
 #include "launch/planning.h"
+#include "launch/pool.h"
 #include "launch/precheck.h"
 #include "util/args.h"
 #include "util/file.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -157,15 +159,25 @@ PrivateDir make_private_dir() {
     return {};
 }
 
-/// The parallelism without a usable jobserver (PHC_JOBS or the default); a bad
-/// PHC_JOBS adds a line to `warnings`.
-int fallback_jobs(std::vector<std::string>& warnings) {
-    const auto env = util::get("PHC_JOBS");
-    int jobs = default_jobs(env ? env->c_str() : nullptr);
-    if (env && !env->empty() && std::to_string(jobs) != *env)
-        warnings.push_back(
-            fmt::format("PHC_JOBS='{}' is not a positive number; using {}", *env, jobs));
-    return jobs;
+/// How long a launcher waits to count its own job in the CPU pool at most (see
+/// launch/pool.h): longer than a device compile takes, shorter than a stopped
+/// build may stay stopped.
+constexpr std::chrono::seconds kJoinLimit{60};
+
+/// The CPU pool (PHC_POOL_DIR, PHC_JOBS); when it cannot be had, `error` says
+/// why (reported only if the command is split) and the fallback is one job at a time.
+std::unique_ptr<Jobserver> open_pool(std::optional<Error>& error) {
+    auto size = pool_size();
+    if (!size) {
+        error = size.error();
+        return Jobserver::local(1);
+    }
+    auto pool = CpuPool::open(pool_dir(), *size);
+    if (!pool) {
+        error = make_error(pool.error().text() + " (the CPU pool's folder, PHC_POOL_DIR)");
+        return Jobserver::local(1);
+    }
+    return Jobserver::shared(std::move(*pool));
 }
 
 /// Removes the private folder (quietly: it may be gone already), then lets go of its lock.
@@ -182,9 +194,10 @@ int run_candidate(const std::vector<std::string>& cmd) {
     // numbers are either make's pipe or closed. (Our own signal pipe would
     // otherwise get those numbers and pass for a jobserver.)
     Makeflags flags = makeflags_from_env(std::getenv("MAKEFLAGS"), std::getenv("CARGO_MAKEFLAGS"));
-    std::vector<std::string> warnings(1);
-    int fallback = flags.jobs ? *flags.jobs : fallback_jobs(warnings);
-    auto js = Jobserver::connect(flags, fallback, &warnings[0]);
+    std::string warning;
+    std::optional<Error> pool_error;
+    auto js = Jobserver::connect(
+        flags, [&] { return open_pool(pool_error); }, &warning);
 
     auto signals = SignalPipe::install();
     if (!signals) {
@@ -213,8 +226,22 @@ int run_candidate(const std::vector<std::string>& cmd) {
         return exec_command(cmd);
     }
 
-    for (const auto& w : warnings) // only now: a command we do not split stays quiet
-        if (!w.empty()) warn(w);
+    if (pool_error) { // a setting that is wrong: said, never guessed at
+        remove_dir(dir);
+        print_error("phc-launch", *pool_error);
+        return 1;
+    }
+    if (!warning.empty()) warn(warning); // only now: a command we do not split stays quiet
+    if (CpuPool* pool = js->pool()) {
+        if (auto st = pool->join(kJoinLimit, (*signals)->fd()); !st)
+            warn(st.error().text() + "; running one step at a time");
+        if (int sig = (*signals)->first_forwarded()) {
+            js.reset();
+            remove_dir(dir);
+            reraise(sig);
+            return 128 + sig;
+        }
+    }
     LaunchOptions opt;
     if (auto t = util::get("PHC_NINJA_TRACE")) opt.trace_path = *t;
     Outcome out = run_split(*planned->jobs, *js, **signals, opt);

@@ -1,31 +1,29 @@
 #include "launch/jobserver.h"
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace phc::launch {
 
 Token::Token(Token&& other) noexcept
-    : owner_(std::exchange(other.owner_, nullptr)), byte_(other.byte_) {}
+    : owner_(std::exchange(other.owner_, nullptr)), value_(other.value_) {}
 
 Token& Token::operator=(Token&& other) noexcept {
     if (this != &other) {
         release();
         owner_ = std::exchange(other.owner_, nullptr);
-        byte_ = other.byte_;
+        value_ = other.value_;
     }
     return *this;
 }
 
 void Token::release() {
-    if (auto* o = std::exchange(owner_, nullptr)) o->give_back(byte_);
+    if (auto* o = std::exchange(owner_, nullptr)) o->give_back(value_);
 }
 
 Jobserver::~Jobserver() = default;
@@ -35,6 +33,13 @@ std::unique_ptr<Jobserver> Jobserver::local(int total_jobs) {
     js->local_ = true;
     js->local_extra_ = total_jobs <= 0 ? -1 : total_jobs - 1;
     js->what_ = total_jobs <= 0 ? "local, unlimited" : fmt::format("local -j{}", total_jobs);
+    return js;
+}
+
+std::unique_ptr<Jobserver> Jobserver::shared(std::unique_ptr<CpuPool> pool) {
+    std::unique_ptr<Jobserver> js(new Jobserver());
+    js->what_ = fmt::format("the CPU pool of {} in {}", pool->size(), pool->dir());
+    js->pool_ = std::move(pool);
     return js;
 }
 
@@ -89,14 +94,15 @@ Result<std::unique_ptr<Jobserver>> Jobserver::open_pipe(int read_fd, int write_f
     return js;
 }
 
-std::unique_ptr<Jobserver> Jobserver::connect(const Makeflags& flags, int default_jobs,
-                                              std::string* warning) {
-    int fallback = flags.jobs ? *flags.jobs : default_jobs;
+std::unique_ptr<Jobserver>
+Jobserver::connect(const Makeflags& flags,
+                   const std::function<std::unique_ptr<Jobserver>()>& fallback,
+                   std::string* warning) {
     const JobserverAuth& a = flags.auth;
     Result<std::unique_ptr<Jobserver>> js = make_error("no jobserver");
     switch (a.kind) {
     case JobserverAuth::Kind::None:
-        return local(fallback);
+        return fallback();
     case JobserverAuth::Kind::Fifo:
         js = open_fifo(a.path);
         break;
@@ -108,16 +114,20 @@ std::unique_ptr<Jobserver> Jobserver::connect(const Makeflags& flags, int defaul
         break;
     }
     if (js) return std::move(js).value();
-    auto pool = local(fallback);
+    auto pool = fallback();
     if (warning)
-        *warning = fmt::format("jobserver '{}' is unusable ({}); running {} at most", a.text,
-                               js.error().text(),
-                               fallback <= 0 ? std::string("without a limit")
-                                             : fmt::format("{} compile(s) at once", fallback));
+        *warning = fmt::format("jobserver '{}' is unusable ({}); using {}", a.text,
+                               js.error().text(), pool->describe());
     return pool;
 }
 
 std::optional<Token> Jobserver::try_acquire() {
+    if (pool_) {
+        auto slot = pool_->try_take();
+        if (!slot) return std::nullopt;
+        ++held_;
+        return Token(this, *slot);
+    }
     if (local_) {
         if (local_extra_ >= 0 && held_ >= local_extra_) return std::nullopt;
         ++held_;
@@ -137,9 +147,11 @@ std::optional<Token> Jobserver::try_acquire() {
     }
 }
 
-void Jobserver::give_back(char byte) {
+void Jobserver::give_back(int value) {
     --held_;
+    if (pool_) return pool_->give_back(value);
     if (local_) return;
+    const char byte = static_cast<char>(value);
     while (true) {
         ssize_t n = ::write(write_fd_, &byte, 1);
         if (n == 1) return;
@@ -151,20 +163,6 @@ void Jobserver::give_back(char byte) {
         }
         return; // EPIPE/EBADF: the server is gone, nobody to give it to
     }
-}
-
-int default_jobs(const char* phc_jobs_env) {
-    if (phc_jobs_env && *phc_jobs_env) {
-        int v = 0;
-        std::string_view s = phc_jobs_env;
-        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec == std::errc() && end == s.data() + s.size() && v > 0) return v;
-    }
-    cpu_set_t set;
-    int cpus = 0;
-    if (::sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
-    if (cpus <= 0) cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-    return cpus / 2 > 1 ? cpus / 2 : 1;
 }
 
 } // namespace phc::launch

@@ -1,4 +1,5 @@
-// A GNU make jobserver client (POSIX), and the local pool used when there is none.
+// A GNU make jobserver client (POSIX), and the user's CPU pool (pool.h) used
+// when there is none.
 //
 // The protocol: a job server hands out N-1 one-byte tokens through a pipe or a
 // fifo; every client already owns one implicit slot (the one it was started in).
@@ -12,9 +13,11 @@
 #pragma once
 
 #include "launch/makeflags.h"
+#include "launch/pool.h"
 #include "util/error.h"
 #include "util/fd.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,11 +26,11 @@ namespace phc::launch {
 
 class Jobserver;
 
-/// One token taken from a Jobserver (a byte of the shared pipe, or a slot of the
-/// local pool). Move-only; destroying it gives the same byte back to its server.
+/// One token taken from a Jobserver (a byte of the shared pipe, or a slot of a
+/// pool). Move-only; destroying it gives the same byte back to its server.
 class Token {
 public:
-    Token(Jobserver* owner, char byte) : owner_(owner), byte_(byte) {}
+    Token(Jobserver* owner, int value) : owner_(owner), value_(value) {}
     Token(Token&& other) noexcept;
     Token& operator=(Token&& other) noexcept;
     Token(const Token&) = delete;
@@ -37,11 +40,11 @@ public:
     /// Gives the token back now (idempotent).
     void release();
     /// The byte read from the jobserver.
-    char byte() const { return byte_; }
+    char byte() const { return static_cast<char>(value_); }
 
 private:
     Jobserver* owner_ = nullptr;
-    char byte_ = 0;
+    int value_ = 0; ///< the byte, or the CPU pool's slot
 };
 
 /// The source of extra job slots for one launcher process. Do not move it while
@@ -51,16 +54,19 @@ public:
     /// A local pool allowing `total_jobs` jobs at once (the implicit slot + total-1
     /// tokens); 0 means unlimited.
     static std::unique_ptr<Jobserver> local(int total_jobs);
+    /// Tokens from the user's CPU pool (pool.h), shared by every launcher.
+    static std::unique_ptr<Jobserver> shared(std::unique_ptr<CpuPool> pool);
     /// Opens the fifo at `path` (O_RDWR|O_NONBLOCK). Errors say why it is unusable.
     static Result<std::unique_ptr<Jobserver>> open_fifo(const std::string& path);
     /// Uses the inherited pipe `read_fd`/`write_fd` after checking it (check_pipe_fds).
     static Result<std::unique_ptr<Jobserver>> open_pipe(int read_fd, int write_fd);
 
-    /// What `flags` advertises, or when that is unusable or absent, a local pool of
-    /// the -jN in the flags, else `default_jobs`. `warning` gets one line when an
+    /// What `flags` advertises, or when that is unusable or absent, what
+    /// `fallback` makes (the CPU pool). `warning` gets one line when an
     /// advertised jobserver could not be used.
-    static std::unique_ptr<Jobserver> connect(const Makeflags& flags, int default_jobs,
-                                              std::string* warning);
+    static std::unique_ptr<Jobserver>
+    connect(const Makeflags& flags, const std::function<std::unique_ptr<Jobserver>()>& fallback,
+            std::string* warning);
 
     ~Jobserver();
     Jobserver(const Jobserver&) = delete;
@@ -70,7 +76,12 @@ public:
     std::optional<Token> try_acquire();
     /// The descriptor to poll for POLLIN while a token is wanted; -1 when waiting
     /// cannot help (local pool, or the jobserver pipe reached EOF).
-    int wait_fd() const { return eof_ ? -1 : read_fd_.get(); }
+    int wait_fd() const { return pool_ ? pool_->wait_fd() : eof_ ? -1 : read_fd_.get(); }
+    /// While a token is wanted, look again after this many ms even without an
+    /// event (-1: never; the CPU pool: a slot's holder may die unseen).
+    int retry_ms() const { return pool_ ? CpuPool::retry_ms() : -1; }
+    /// The CPU pool, when tokens come from it.
+    CpuPool* pool() const { return pool_.get(); }
     /// True when the jobserver's pipe was closed under us (we then use only the implicit slot).
     bool saw_eof() const { return eof_; }
     /// Tokens currently out.
@@ -81,14 +92,15 @@ public:
 private:
     friend class Token;
     Jobserver() = default;
-    /// Writes `byte` back (or frees a local slot).
-    void give_back(char byte);
+    /// Writes `value`, a byte, back (or frees a pool's slot).
+    void give_back(int value);
 
-    util::Fd read_fd_;     ///< our non-blocking read side (none for a local pool)
-    int write_fd_ = -1;    ///< where tokens go back (may be read_fd_ for a fifo)
-    util::Fd owned_write_; ///< owns write_fd_ when we opened it
-    bool local_ = false;   ///< a local pool, no shared pipe
-    int local_extra_ = -1; ///< tokens the local pool may hand out; -1 unlimited
+    util::Fd read_fd_;              ///< our non-blocking read side (none for a local pool)
+    int write_fd_ = -1;             ///< where tokens go back (may be read_fd_ for a fifo)
+    util::Fd owned_write_;          ///< owns write_fd_ when we opened it
+    bool local_ = false;            ///< a local pool, no shared pipe
+    int local_extra_ = -1;          ///< tokens the local pool may hand out; -1 unlimited
+    std::unique_ptr<CpuPool> pool_; ///< the user's CPU pool, when tokens come from it
     int held_ = 0;
     bool eof_ = false;
     std::string what_;
@@ -99,10 +111,5 @@ private:
 /// its descriptors even to recipes that did not get them (they are then closed
 /// or reused for something else).
 Status check_pipe_fds(int read_fd, int write_fd);
-
-/// How many jobs at once when nothing says otherwise: PHC_JOBS when set to a
-/// positive number, else max(1, CPUs/2) (device compiles are memory heavy and,
-/// without a jobserver, the parent build tool usually runs CPUs+2 of us at once).
-int default_jobs(const char* phc_jobs_env);
 
 } // namespace phc::launch

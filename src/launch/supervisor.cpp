@@ -262,7 +262,8 @@ private:
             if (r.out.valid()) fds.push_back({r.out.get(), POLLIN, 0});
             if (r.err.valid()) fds.push_back({r.err.get(), POLLIN, 0});
         }
-        int timeout = -1;
+        // The CPU pool: a slot freed without an event (no inotify) is seen by looking again.
+        int timeout = has_waiting() ? js_.retry_ms() : -1;
         if (stopping_ && !killed_) {
             auto left =
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now());

@@ -1,5 +1,6 @@
 #include "sched/memory.h"
 
+#include "util/cgroup.h"
 #include "util/file.h"
 #include "util/settings.h"
 
@@ -38,29 +39,13 @@ uint64_t mem_total(const std::string& root) {
     return kib * 1024;
 }
 
-/// The lowest memory limit of this process's cgroups (v2 "0::PATH", v1
-/// "N:memory:PATH", each level up to the root), or none.
+/// The lowest memory limit of this process's cgroups (v2 memory.max, v1
+/// memory.limit_in_bytes, each level up to the root), or none.
 std::optional<uint64_t> cgroup_limit(const std::string& root) {
-    auto text = util::read_regular_file(root + "/proc/self/cgroup", 1 << 16);
-    if (!text) return std::nullopt;
     std::optional<uint64_t> lowest;
-    for (const std::string& line : util::split_on(*text, '\n')) {
-        std::string base, file, path;
-        if (line.starts_with("0::")) {
-            base = root + "/sys/fs/cgroup", file = "/memory.max", path = line.substr(3);
-        } else if (size_t at = line.find(":memory:"); at != std::string::npos) {
-            base = root + "/sys/fs/cgroup/memory", file = "/memory.limit_in_bytes";
-            path = line.substr(at + 8);
-        } else {
-            continue;
-        }
-        for (;;) { // a parent's limit binds as well
-            if (auto n = read_number(base + path + file); n && (!lowest || *n < *lowest))
-                lowest = n;
-            size_t slash = path.rfind('/');
-            if (slash == std::string::npos || path.size() <= 1) break;
-            path.resize(slash == 0 ? 1 : slash);
-        }
+    for (const util::CgroupDir& d : util::cgroup_dirs(root, "memory")) {
+        auto n = read_number(d.path + (d.v2 ? "/memory.max" : "/memory.limit_in_bytes"));
+        if (n && (!lowest || *n < *lowest)) lowest = n;
     }
     return lowest;
 }

@@ -382,6 +382,24 @@ Status make_dirs(const std::string& path) {
     return Ok{};
 }
 
+Status make_user_dir(const std::string& path) {
+    const std::string parent = std::filesystem::path(path).parent_path().string();
+    if (!parent.empty() && parent != path)
+        if (auto st = make_dirs(parent); !st) return st;
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+        return error_at(path, std::string("cannot create directory: ") + std::strerror(errno));
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0)
+        return error_at(path, std::string("cannot read: ") + std::strerror(errno));
+    if (S_ISLNK(st.st_mode)) return error_at(path, "is a symbolic link, not a folder");
+    if (!S_ISDIR(st.st_mode)) return error_at(path, "is not a folder");
+    if (st.st_uid != ::geteuid())
+        return error_at(
+            path, fmt::format("is owned by uid {}, not by this user ({})", st.st_uid, ::geteuid()));
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) return error_at(path, "is writable by other users");
+    return Ok{};
+}
+
 std::string user_cache_dir() {
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return x;
     if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache";

@@ -138,6 +138,13 @@ bool file_exists(const std::string& path);
 /// Creates a directory and its parents (like mkdir -p).
 Status make_dirs(const std::string& path);
 
+/// Makes `path` a folder of this user's alone: created mode 0700 when missing
+/// (its parents as make_dirs does), then refused unless it is a real folder
+/// (not a symbolic link) owned by this user and writable by no one else. For
+/// a folder in a place others may write to (/tmp): errors name `path` and say
+/// which of these it is not.
+Status make_user_dir(const std::string& path);
+
 /// The user's cache folder: $XDG_CACHE_HOME, else $HOME/.cache, else "".
 std::string user_cache_dir();
 

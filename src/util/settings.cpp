@@ -35,7 +35,8 @@ constexpr Setting kSettings[] = {
      "the folder of the projects' step histories, which order and size the first build of a "
      "fresh build directory; off: none",
      "regen, gen"},
-    {"PHC_JOBS", "half the CPUs, at least 1", "device compiles at once without a make jobserver",
+    {"PHC_JOBS", "the CPUs this process may use (affinity, cgroup quota)",
+     "the size of the CPU pool every launcher of the user shares without a make jobserver",
      "phc-launch"},
     {"PHC_MEMORY", "the cgroup's memory limit, else the machine's memory, less 10%",
      "the memory budget of a build's steps: SIZE (512M, 8G) or PERCENT (75%) of that; "
@@ -49,6 +50,10 @@ constexpr Setting kSettings[] = {
      "else --overlap-host is not used)",
      "regen, gen, phc-launch, explain"},
     {"PHC_OVERLAP_HOST", "0", "1: the host compile beside the device compiles (--overlap-host)",
+     "phc-launch"},
+    {"PHC_POOL_DIR", "$XDG_RUNTIME_DIR/phc-pool, else /tmp/phc-pool-<uid>",
+     "the CPU pool's folder (one lock file per slot), made 0700; refused when it is a link, "
+     "another user's or writable by others",
      "phc-launch"},
     {"PHC_PROBE_CACHE", "$XDG_CACHE_HOME/phc-ninja/probes.json",
      "the driver probe cache (JSON) of the launcher", "phc-launch"},

@@ -11,7 +11,10 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 L=$(dirname "$PHC")/phc-launch
 W=$(suite_dir launch_kill)
-export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json
+# A pool of 4: the live compile stopped below holds two slots, and the quick
+# one beside it must find a free one (else it waits, up to a minute, for the
+# stopped one's extra slot).
+export TMPDIR=$W/tmp PHC_PROBE_CACHE=$W/probes.json PHC_JOBS=4
 mkdir -p "$TMPDIR"
 cd "$W" || exit 1
 TAG=launch-kill-$$-$RANDOM

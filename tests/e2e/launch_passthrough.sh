@@ -29,7 +29,7 @@ expect_rc 2 "$L"
 echo "-- the launcher's own command line: the shared parser's help and errors"
 expect_rc 0 "$L" --help
 head -n 1 out.txt | grep -qx 'usage: phc-launch \[--\] COMPILER ARGS\.\.\.' || fail "help: $(cat out.txt)"
-grep -q '^  PHC_JOBS  *device compiles at once' out.txt || fail "help names no environment: $(cat out.txt)"
+grep -q '^  PHC_JOBS  *the size of the CPU pool' out.txt || fail "help names no environment: $(cat out.txt)"
 expect_rc 0 "$PHC" launch -h
 head -n 1 out.txt | grep -q '^usage: phc-launch ' || fail "launch -h: $(cat out.txt)"
 for l in "$L" "$PHC launch"; do

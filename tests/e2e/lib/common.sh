@@ -13,6 +13,11 @@ PHC_HISTORY="$PHC_TMP/history/$(basename "${BASH_SOURCE[1]:-$0}" .sh)"
 rm -rf "$PHC_HISTORY"
 export PHC_HISTORY
 
+# phc-launch's CPU pool (PHC_POOL_DIR) is each suite's own, in scratch: never
+# the user's, and a suite's stopped launchers never hold up another suite.
+PHC_POOL_DIR="$PHC_TMP/pool/$(basename "${BASH_SOURCE[1]:-$0}" .sh)"
+export PHC_POOL_DIR
+
 # suite_dir NAME: a fresh scratch directory for one suite, printed.
 suite_dir() {
   local d="$PHC_TMP/$1"
@@ -53,3 +58,20 @@ light_sample() {
     -DCMAKE_HIP_COMPILER=clang++-15 -DCMAKE_HIP_FLAGS="$HIP_FLAGS_DEFAULT" \
     -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a" "$@" >/dev/null || fail "cmake of the sample failed"
 }
+
+# sample_start TAG FILE: counts the compiler processes of the run whose
+# environment holds PHC_E2E_RUN=TAG (lib/compilers_sampler.py) until
+# sample_stop FILE, which sets MOST (the most at once) and LOOKS.
+sample_start() {
+  python3 "$PHC_SRC/tests/e2e/lib/compilers_sampler.py" "$1" >"$2" &
+  SAMPLER=$!
+}
+sample_stop() {
+  kill -TERM "$SAMPLER"
+  wait "$SAMPLER" || true
+  SAMPLER=
+  # shellcheck disable=SC2034 # read by the suites
+  read -r MOST LOOKS <"$1"
+}
+# sample_cleanup: stops a sampler a failed check left running (for trap EXIT).
+sample_cleanup() { [ -z "${SAMPLER:-}" ] || kill "$SAMPLER" 2>/dev/null || true; }
