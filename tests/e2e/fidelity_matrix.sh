@@ -19,6 +19,7 @@ if ! TMPDIR=$dir/tmp python3 "$PHC_SRC/scripts/fidelity-matrix" --phc "$PHC" --s
   fail "the option matrix has failing cells (seed $seed), listed above with the commands that reproduce them"
 fi
 grep '^fidelity-matrix: seed' "$dir/matrix.out" | tail -1
-n=$(grep -c '^\(identical\|alone: \|driver fails\|UNSTABLE\) ' "$dir/matrix.out" || true)
+# A verdict, then the cell: "identical  ID", "alone: CODE: TEXT ID", "driver fails  ID ...".
+n=$(grep -c '^\(identical \|alone: \|driver fails \|UNSTABLE \)' "$dir/matrix.out" || true)
 expect_eq "cells judged" "${PHC_MATRIX_SAMPLE:-60}" "$n"
 pass "option matrix, seed $seed: $(grep '^fidelity-matrix: seed' "$dir/matrix.out" | tail -1 | sed 's/.*cells in //')"
