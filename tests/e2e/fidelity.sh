@@ -170,14 +170,23 @@ expect_eq "objects the launcher split" 15 "$(grep -c '::gfx906' launch/trace.log
 pass "the launcher under PHC_CHECK=1: 15 objects (3 compilers, 5 sources, overlapped or not) identical"
 
 # 6. The checks can fail: a compiler whose host-only compiles differ from its
-# whole compiles (a shim) gives objects that are not the driver's.
-mkdir -p shim/bin
-cat >shim/bin/clang++ <<'S'
+# whole compiles (a shim) gives objects that are not the driver's. The
+# plan-time guard sees that in the jobs the driver says it runs (-###) and
+# leaves the compile alone; a shim that lies only when it really compiles
+# passes the guard, and the checks after the build catch it.
+mkdir -p shim/bin shim/honest
+cat >shim/honest/clang++ <<'S'
 #!/bin/sh
 case " $* " in *" --offload-host-only "*) exec clang++-15 -DPHC_SHIM_HOST "$@" ;; esac
 exec clang++-15 "$@"
 S
-chmod +x shim/bin/clang++
+cat >shim/bin/clang++ <<'S'
+#!/bin/sh
+case " $* " in *" -### "*) exec clang++-15 "$@" ;; esac
+case " $* " in *" --offload-host-only "*) exec clang++-15 -DPHC_SHIM_HOST "$@" ;; esac
+exec clang++-15 "$@"
+S
+chmod +x shim/bin/clang++ shim/honest/clang++
 cat >shim/s.hip <<'S'
 #include <hip/hip_runtime.h>
 __global__ void k(int* p) { p[0] = 1; }
@@ -185,6 +194,13 @@ __global__ void k(int* p) { p[0] = 1; }
 int shim_host_only = 1;
 #endif
 S
+# shellcheck disable=SC2086
+(cd shim && "$PHC" explain --probe-cache guard-probes.json -- "$dir/shim/honest/clang++" -x hip \
+  $HIP_FLAGS_DEFAULT $ARCHS -c s.hip -o s.o) >shim/explain.out 2>&1 ||
+  fail "explain of the honest shim failed: $(cat shim/explain.out)"
+grep -q "^# reason: jobs-differ: clang -cc1 (host): .*PHC_SHIM_HOST.* added" shim/explain.out ||
+  fail "the guard did not leave the shim's compile alone: $(cat shim/explain.out)"
+pass "the plan-time guard leaves alone a compile whose host step's jobs differ, naming the argument"
 if PHC_CHECK=1 "$(dirname "$PHC")/phc-launch" "$dir/shim/bin/clang++" -x hip $HIP_FLAGS_DEFAULT \
   $ARCHS -c shim/s.hip -o shim/s.o 2>shim/err.out; then
   fail "PHC_CHECK=1 accepted an object that is not the driver's"
