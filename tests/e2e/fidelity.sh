@@ -217,9 +217,11 @@ grep -q "^DIFFERS    s.o: first difference in section " shim/check.out ||
 grep -q "1 DIFFER from the driver's" shim/check.out || fail "no summary of the difference: $(cat shim/check.out)"
 pass "PHC_CHECK=1 and phc-ninja check fail, naming where, on an object that is not the driver's"
 
-# 7. The embed step's guard, on objects made with gcc: the wrapper may point
-# into .hip_fatbin; code that does is refused (nothing written, and the
-# split's own host object removed so the next build compiles it again).
+# 7. The embed step's guard, on small C objects made with clang (the embed
+# step refuses gcc's: llvm-objcopy renumbers their section names, so they
+# would not keep their bytes): the wrapper may point into .hip_fatbin; code
+# that does is refused (nothing written, and the split's own host object
+# removed so the next build compiles it again).
 mkdir -p guard && cd guard || exit 1
 printf 'PLACEHOLDER' >ph.txt
 printf 'device code' >bundle.bin
@@ -229,7 +231,7 @@ struct wrapper { int magic, version; const void* binary; void* unused; };
 __attribute__((section(".hipFatBinSegment"), used)) const struct wrapper w = {0x48495046, 1, fb, 0};
 C
 { cat wrapper.c; echo 'const char* leak(void) { return fb; }'; } >stray.c
-gcc -O2 -c wrapper.c -o wrapper.o && gcc -O2 -c stray.c -o stray.o || fail "gcc failed"
+clang-15 -O2 -c wrapper.c -o wrapper.o && clang-15 -O2 -c stray.c -o stray.o || fail "clang failed"
 OC=$(ls /usr/bin/llvm-objcopy-* | sort -t- -k3 -n | tail -1)
 "$PHC" embed --objcopy "$OC" --placeholder ph.txt --bundle bundle.bin --host wrapper.o -o ok.o ||
   fail "the embed step refused an object whose wrapper alone points into .hip_fatbin"
