@@ -692,11 +692,16 @@ Result<DriverJobs> run_driver_jobs(const ProbeRequest& original) {
     d.temp_dir = scratch.dir();
     for (auto& job : d.jobs)
         for (std::string& w : job)
-            for (const auto& [path, word] : scratch.stand_ins())
+            for (const auto& [path, word] : scratch.stand_ins()) {
                 if (size_t at = w.find(path); at != std::string::npos &&
                                               at + path.size() == w.size() &&
                                               (at == 0 || w[at - 1] == '='))
                     w = w.substr(0, at) + word;
+                // -main-file-name names the input by its base name: a stand-in's
+                // ("input7.hip") depends on its place in the command.
+                else if (w == base_name(path))
+                    w = std::string(base_name(word));
+            }
     if (d.jobs.empty()) return make_error("the driver printed no jobs for -###");
     return d;
 }
