@@ -260,12 +260,7 @@ void share_start(std::string& command, ObjectEdges& o) {
     o.host_shares = true;
 }
 
-/// Whether `s` is a compile the plan sends to an engine (a device compile,
-/// or --overlap-host's host compile on icecc).
-bool is_remote(const split::Step& s, const split::Plan& plan) {
-    return (s.kind == split::StepKind::Device && plan.engine != split::Engine::None) ||
-           s.kind == split::StepKind::RemoteHost;
-}
+using split::is_remote;
 
 /// The pool of one of the object's edges that runs `s`, when it is one of
 /// the split's own pools (device, remote), else "".
@@ -291,7 +286,7 @@ template_rule(ObjectEdges& o, const std::vector<const split::Step*>& steps, cons
     if (!options.front().empty() && options_value.empty()) return std::nullopt;
     if (share && !o.host_command.empty()) share_start(command, o);
     command =
-        run_prefix(o.policy, split::budget_kind(steps.front()->kind), options_value) + command;
+        run_prefix(o.policy, split::budget_kind(*steps.front(), o.plan), options_value) + command;
     ninja::RuleStatement r{
         name,
         {var("command", command), var("description", description + ninja::escape_value(o.object))}};
@@ -376,7 +371,7 @@ void bind_device(ninja::BuildStatement& b, const split::GraphEdge& e, const Obje
         add_command(b, s, e, o.plan, o.policy);
         add_options(b, device_options(s, o));
         if (remote)
-            b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s.kind))));
+            b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s, o.plan))));
         if (remote) b.bindings.push_back(literal("PHC_DESC", s.description));
         if (!remote) b.bindings.push_back(literal("PHC_OBJECT", o.object));
     }
@@ -443,7 +438,7 @@ void bind_other(ninja::BuildStatement& b, const split::GraphEdge& e, const Objec
     b.rule = o.names().step;
     b.bindings.push_back(literal("PHC_COMMAND", command_text(s, o.policy)));
     add_options(b, run_options(s, o.policy, {}, {}));
-    b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s.kind))));
+    b.bindings.push_back(literal("PHC_KIND", std::string(split::budget_kind(s, o.plan))));
     b.bindings.push_back(literal("PHC_DESC", s.description));
     if (s.kind == split::StepKind::Embed) {
         if (e.final && !o.carry.restat.empty())

@@ -99,7 +99,12 @@ std::vector<uint32_t> critical_chain(const Order& o, const std::vector<int64_t>&
     return chain;
 }
 
-/// The work of all ancestors of `v` (a walk marking steps with `stamp`).
+/// The time step `v` takes a worker: none when its work runs on a farm.
+int64_t local_time(const Dag& dag, uint32_t v) {
+    return !dag.remote.empty() && dag.remote[v] ? 0 : dag.time[v];
+}
+
+/// The local work of all ancestors of `v` (a walk marking steps with `stamp`).
 int64_t ancestor_work(const Dag& dag, const Order& o, uint32_t v, std::vector<uint32_t>& seen,
                       uint32_t stamp, std::vector<uint32_t>& stack) {
     int64_t sum = 0;
@@ -110,14 +115,15 @@ int64_t ancestor_work(const Dag& dag, const Order& o, uint32_t v, std::vector<ui
         for (uint32_t d : o.deps[x]) {
             if (seen[d] == stamp) continue;
             seen[d] = stamp;
-            sum += dag.time[d];
+            sum += local_time(dag, d);
             stack.push_back(d);
         }
     }
     return sum;
 }
 
-/// max over v of ancestor_work(v) / cores + rest[v]. Exact walks are costly
+/// max over v of ancestor_work(v) / cores + rest[v] (`total`: the local work).
+/// Exact walks are costly
 /// (quadratic on deep graphs), so steps are tried in decreasing order of an
 /// upper bound (the ancestors' work counted once per path, at most all the
 /// other work) and the search stops when no bound can beat the best found.
@@ -128,8 +134,8 @@ double per_step_bound(const Dag& dag, const Order& o, const std::vector<int64_t>
     for (uint32_t v : o.order) {
         int64_t sum = 0;
         for (uint32_t d : o.deps[v])
-            sum = std::min(total, sum + upper[d] + dag.time[d]);
-        upper[v] = std::min(sum, total - dag.time[v]);
+            sum = std::min(total, sum + upper[d] + local_time(dag, d));
+        upper[v] = std::min(sum, total - local_time(dag, v));
     }
     auto value = [&](int64_t anc, uint32_t v) {
         return static_cast<double>(anc) / cores + static_cast<double>(rest[v]);
@@ -150,32 +156,45 @@ double per_step_bound(const Dag& dag, const Order& o, const std::vector<int64_t>
 }
 
 /// Runs the steps on `cores` workers, always starting the ready step with the
-/// longest chain ahead of it (lowest index on ties); returns the makespan.
+/// longest chain ahead of it (lowest index on ties); a step on a farm starts
+/// when it is ready, without a worker. Returns the makespan.
 int64_t list_schedule(const Dag& dag, const Order& o, const std::vector<int64_t>& rest, int cores) {
     using Ready = std::pair<int64_t, uint32_t>;   // (-rest, step)
     using Running = std::pair<int64_t, uint32_t>; // (end, step)
     std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
     std::priority_queue<Running, std::vector<Running>, std::greater<>> running;
     std::vector<uint32_t> waiting(dag.time.size());
-    for (uint32_t v = 0; v < dag.time.size(); ++v) {
-        waiting[v] = static_cast<uint32_t>(o.deps[v].size());
-        if (waiting[v] == 0) ready.emplace(-rest[v], v);
-    }
+    auto on_farm = [&](uint32_t v) { return !dag.remote.empty() && dag.remote[v]; };
     int64_t now = 0;
     int free = cores;
+    auto start = [&](uint32_t v) {
+        running.emplace(now + dag.time[v], v);
+        if (!on_farm(v)) --free;
+    };
+    for (uint32_t v = 0; v < dag.time.size(); ++v) {
+        waiting[v] = static_cast<uint32_t>(o.deps[v].size());
+        if (waiting[v] == 0 && on_farm(v))
+            start(v);
+        else if (waiting[v] == 0)
+            ready.emplace(-rest[v], v);
+    }
     while (!ready.empty() || !running.empty()) {
         while (!ready.empty() && free > 0) {
             uint32_t v = ready.top().second;
             ready.pop();
-            running.emplace(now + dag.time[v], v);
-            --free;
+            start(v);
         }
         auto [end, v] = running.top();
         running.pop();
         now = end;
-        ++free;
+        if (!on_farm(v)) ++free;
         for (uint32_t u : o.users[v])
-            if (--waiting[u] == 0) ready.emplace(-rest[u], u);
+            if (--waiting[u] == 0) {
+                if (on_farm(u))
+                    start(u);
+                else
+                    ready.emplace(-rest[u], u);
+            }
     }
     return now;
 }
@@ -187,18 +206,34 @@ Bound compute_bound(const Dag& dag, int cores) {
     Order o = topological(dag);
     Bound b;
     b.work_ms = std::accumulate(dag.time.begin(), dag.time.end(), int64_t{0});
+    for (uint32_t v = 0; v < dag.time.size(); ++v)
+        b.local_ms += local_time(dag, v);
     std::vector<int64_t> finish = finish_times(dag, o);
     std::vector<int64_t> rest = rest_times(dag, o);
     b.critical_ms = finish.empty() ? 0 : *std::max_element(finish.begin(), finish.end());
     b.critical_path = critical_chain(o, finish);
     // As Python's max(critical, total / cores, per_edge): the first largest wins.
     b.bound_ms = static_cast<double>(b.critical_ms);
-    double share = static_cast<double>(b.work_ms) / cores;
-    double per_step = per_step_bound(dag, o, rest, b.work_ms, cores);
+    double share = static_cast<double>(b.local_ms) / cores;
+    double per_step = per_step_bound(dag, o, rest, b.local_ms, cores);
     for (double candidate : {share, per_step}) {
         if (candidate > b.bound_ms) {
             b.bound_ms = candidate;
             b.bound_is_critical = false;
+        }
+    }
+    if (!dag.remote.empty()) {
+        // Local work that cannot start before t (its chain of steps, the
+        // farm's among them, takes t) needs t + that work / cores at least.
+        std::vector<std::pair<int64_t, int64_t>> released; // (earliest start, time)
+        for (uint32_t v = 0; v < dag.time.size(); ++v)
+            if (local_time(dag, v) > 0) released.emplace_back(finish[v] - dag.time[v], dag.time[v]);
+        std::sort(released.begin(), released.end(), std::greater<>());
+        int64_t later = 0;
+        for (auto [at, time] : released) {
+            later += time;
+            double candidate = static_cast<double>(at) + static_cast<double>(later) / cores;
+            if (candidate > b.bound_ms) b.bound_ms = candidate, b.bound_is_critical = false;
         }
     }
     b.list_schedule_ms = list_schedule(dag, o, rest, cores);

@@ -13,11 +13,16 @@ namespace phc::report {
 struct Dag {
     std::vector<int64_t> time;               ///< milliseconds per step
     std::vector<std::vector<uint32_t>> deps; ///< per step, the steps it needs (no duplicates)
+    /// Per step, 1 when its work runs on a farm: it takes no worker of the
+    /// `cores` (the farm is taken as unbounded, so the bound stays a lower
+    /// bound). Empty: every step is local.
+    std::vector<char> remote = {};
 };
 
 /// What compute_bound() finds.
 struct Bound {
     int64_t work_ms = 0;     ///< the sum of all step times
+    int64_t local_ms = 0;    ///< the sum of the local steps' times (work_ms less the farm's)
     int64_t critical_ms = 0; ///< the longest chain of dependent steps
     double bound_ms = 0;     ///< no schedule on `cores` workers can finish sooner
     bool bound_is_critical =
@@ -28,7 +33,9 @@ struct Bound {
 
 /// Computes the bound as the script did: the largest of the critical path,
 /// the work / cores, and for every step v (the work of v's ancestors) / cores +
-/// the longest chain starting at v. Dependency cycles (never in a ninja build)
+/// the longest chain starting at v; work on a farm (Dag::remote) counts on the
+/// chains only, never against the cores, and then also, for every time t, t +
+/// the local work whose chain before it takes at least t, / cores. Dependency cycles (never in a ninja build)
 /// are broken by ignoring the dependencies that close them.
 Bound compute_bound(const Dag& dag, int cores);
 

@@ -58,6 +58,7 @@ struct Step {
     uint64_t peak = 0;          ///< the peak resident bytes recorded; 0: none
     uint64_t reserved = 0;      ///< the bytes it reserved of the budget (its estimate); 0: none
     int64_t cost = 0; ///< what the step cost a core, in ms: cpu_ms, else its core share (model.h)
+    bool remote = false; ///< its record says its work ran on a farm (kind "remote"): cost = time
 };
 
 /// The last build of a log, read against its manifest.
@@ -69,6 +70,7 @@ struct Build {
     int max_running = 0;     ///< the most steps that ran at once
     double mean_running = 0; ///< the steps running at once, on average over the wall time
     size_t cpu_steps = 0;    ///< steps with a recorded CPU time
+    size_t remote_steps = 0; ///< steps whose work ran on a farm (Step::remote)
     /// The memory budget the steps choose (sched/memory.h), as they would now:
     /// PHC_MEMORY, else regen's or gen's --memory, else the default; 0: unknown.
     uint64_t budget = 0;

@@ -573,11 +573,12 @@ std::string html_page(const Analysis& a, std::string_view where,
         "<title>phc-ninja report: {0}</title>\n<style>{1}</style></head><body>\n"
         "<h1>Where the build's time went: {0}</h1>\n"
         "<p class=\"lead\" id=\"lead\">Last build: {2} steps, wall {3:.1f} s; {4}.</p>\n"
-        "<p id=\"basis\">Step times: {5}. {6}.</p>\n{7}"
+        "<p id=\"basis\">Step times: {5}. {8}{6}.</p>\n{7}"
         "<div id=\"detail\">Point at a step for its command and times.</div>\n",
         html_escape(where), kStyle, a.build.steps.size(),
         static_cast<double>(a.build.wall_ms) / 1000.0, html_escape(concurrency_words(a)),
-        html_escape(cost_basis(a)), html_escape(capital(bound_words(a))), split_paragraphs(a));
+        html_escape(cost_basis(a)), html_escape(capital(bound_words(a))), split_paragraphs(a),
+        a.build.remote_steps == 0 ? std::string() : html_escape(capital(farm_words(a))) + ". ");
     out += timeline(a, command);
     out += summary_tables(a);
     out += memory_table(a);

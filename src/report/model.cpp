@@ -149,6 +149,8 @@ size_t attach_records(Build& b, const std::vector<sched::StepRecord>& records,
         s.wait_ms = r->wait_ms;
         s.peak = r->peak;
         s.reserved = r->reserved;
+        s.remote = r->kind == sched::Kind::Remote;
+        b.remote_steps += s.remote ? 1 : 0;
         ++matched;
     }
     b.cpu_steps = matched;
@@ -157,8 +159,11 @@ size_t attach_records(Build& b, const std::vector<sched::StepRecord>& records,
 
 void set_costs(Build& b, int cores) {
     std::vector<int64_t> share = core_shares(b, std::max(cores, 1));
-    for (size_t i = 0; i < b.steps.size(); ++i)
-        b.steps[i].cost = b.steps[i].cpu_ms >= 0 ? b.steps[i].cpu_ms : share[i];
+    for (size_t i = 0; i < b.steps.size(); ++i) {
+        Step& s = b.steps[i];
+        // A farm's work is not the workstation's CPU time: it counts by its wall time.
+        s.cost = s.remote ? s.time : s.cpu_ms >= 0 ? s.cpu_ms : share[i];
+    }
 }
 
 Dag cost_dag(const Build& b) {
@@ -169,6 +174,9 @@ Dag cost_dag(const Build& b) {
         d.time.push_back(s.cost);
         d.deps.push_back(s.deps);
     }
+    if (b.remote_steps > 0)
+        for (const Step& s : b.steps)
+            d.remote.push_back(s.remote ? 1 : 0);
     return d;
 }
 

@@ -118,9 +118,12 @@ std::string cost_basis(const Analysis& a) {
     const Build& b = a.build;
     size_t n = b.steps.size(), wall = n - b.cpu_steps;
     std::string out;
-    if (b.cpu_steps > 0)
-        out =
-            fmt::format("CPU time (recorded by phc-ninja step) for {} of {} steps", b.cpu_steps, n);
+    const size_t cpu = b.cpu_steps - b.remote_steps;
+    if (cpu > 0)
+        out = fmt::format("CPU time (recorded by phc-ninja step) for {} of {} steps", cpu, n);
+    if (b.remote_steps > 0)
+        out += fmt::format("{}wall time for the {} whose work ran on a farm", out.empty() ? "" : "; ",
+                           b.remote_steps);
     if (wall == 0) return out;
     if (!out.empty()) out += "; for the others, ";
     out += b.max_running > a.cores
@@ -157,6 +160,16 @@ Json memory_json(const Build& b) {
                 {"waited_ms", m.waited_ms}};
 }
 
+namespace {
+
+/// The share of the cores × wall the local steps' work filled (0 to 1 and more).
+double local_busy(const Analysis& a) {
+    const double capacity = static_cast<double>(a.cores) * static_cast<double>(a.build.wall_ms);
+    return capacity > 0 ? static_cast<double>(a.bound.local_ms) / capacity : 0;
+}
+
+} // namespace
+
 std::string json_summary(const Analysis& a) {
     const Bound& b = a.bound;
     auto or_null = [](int64_t ms) { return ms > 0 ? Json(ms) : Json(nullptr); };
@@ -181,8 +194,25 @@ std::string json_summary(const Analysis& a) {
         {"split_estimate_ms", or_null(a.split_guess_ms)},
         {"by_kind_ms", kinds},
         {"memory", memory_json(a.build)},
+        {"farm", a.build.remote_steps == 0
+                     ? Json(nullptr)
+                     : Json{{"steps", a.build.remote_steps},
+                            {"wall_ms", a.bound.work_ms - a.bound.local_ms},
+                            {"local_work_ms", a.bound.local_ms},
+                            {"local_busy", std::round(local_busy(a) * 1000) / 1000}}},
     };
     return python_spaced(summary) + "\n";
+}
+
+std::string farm_words(const Analysis& a) {
+    if (a.build.remote_steps == 0) return {};
+    return fmt::format("{} of {} steps ran on a farm, {} of their wall time (counted as it is, "
+                       "never against the cores); the workstation's own steps used {} of its "
+                       "{} cores × {} ({:.0f}% busy)",
+                       a.build.remote_steps, a.build.steps.size(),
+                       seconds(static_cast<double>(a.bound.work_ms - a.bound.local_ms)),
+                       seconds(static_cast<double>(a.bound.local_ms)), a.cores,
+                       seconds(static_cast<double>(a.build.wall_ms)), 100 * local_busy(a));
 }
 
 std::string bound_words(const Analysis& a) {
@@ -238,6 +268,7 @@ std::string text_summary(const Analysis& a, std::string_view where) {
     out += fmt::format("concurrency: {}\n", concurrency_words(a));
     out += fmt::format("step times: {} (their wall times sum to {})\n", cost_basis(a),
                        seconds(static_cast<double>(a.wall_work_ms)));
+    if (std::string farm = farm_words(a); !farm.empty()) out += "farm: " + farm + "\n";
     out += "time per kind of step:\n";
     for (const auto& [kind, ms] : kinds_by_cost(a))
         out += fmt::format(

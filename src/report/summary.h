@@ -54,6 +54,11 @@ std::string cost_basis(const Analysis& a);
 /// The concurrency in words ("up to 4 steps at once, 2.7 on average, on 2 cores: ...").
 std::string concurrency_words(const Analysis& a);
 
+/// The farm's share in words, or "" when no step's work ran on a farm: the
+/// steps that ran elsewhere and their wall time, and how busy the
+/// workstation's cores were (the local steps' work over cores × wall).
+std::string farm_words(const Analysis& a);
+
 /// The bound in words, or why there is none (the build beat it).
 std::string bound_words(const Analysis& a);
 
@@ -67,7 +72,9 @@ std::vector<std::string> split_lines(const Analysis& a);
 /// an integer when the critical path is the bound, else a float, null when the build beat it;
 /// list_schedule_ms, cores),
 /// then wall_work_ms, max_running, mean_running, cpu_steps, bound_beaten,
-/// unsplit_ms and split_estimate_ms (null when they do not apply), by_kind_ms.
+/// unsplit_ms and split_estimate_ms (null when they do not apply), by_kind_ms,
+/// memory, and farm (steps, wall_ms, local_work_ms, local_busy; null when no
+/// step ran on a farm).
 /// work_ms and the kinds are the steps' costs.
 std::string json_summary(const Analysis& a);
 

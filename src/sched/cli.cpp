@@ -62,7 +62,9 @@ util::CommandLine command_line(StepArgs& a) {
                "its peak memory, CPU and wall time per output (internal: run by build edges).";
     cl.options = {
         util::text_option({"--kind"}, "KIND",
-                          "device, host, bundle, link, devlink, embed or other (default)", a.kind),
+                          "device, host, bundle, link, devlink, embed, remote (a compile "
+                          "on a farm) or other (default)",
+                          a.kind),
         list_option("--output", "OUT", "an output the step writes (as an OUT word)", a.outputs),
         util::text_option({"--records"}, "DIR", "the records folder (default .phc-ninja)",
                           a.records),
@@ -153,8 +155,8 @@ int step_main(int argc, char** argv) {
     auto kind = kind_named(a.kind);
     if (!kind)
         return util::usage_error(
-            cl, fmt::format("--kind: '{}' is not device, host, bundle, link, devlink, embed "
-                            "or other",
+            cl, fmt::format("--kind: '{}' is not device, host, bundle, link, devlink, embed, "
+                            "remote or other",
                             a.kind));
     a.outputs.insert(a.outputs.end(), p.positional.begin(), p.positional.end());
     a.command.assign(argv + std::min(split_at + 1, argc), argv + argc);

@@ -21,8 +21,8 @@ namespace phc::sched {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kKindNames = {"device",  "host",  "bundle", "link",
-                                                        "devlink", "embed", "other"};
+constexpr std::array<std::string_view, 8> kKindNames = {
+    "device", "host", "bundle", "link", "devlink", "embed", "other", "remote"};
 constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
 constexpr size_t kFields = 10;
 
@@ -104,6 +104,8 @@ uint64_t default_estimate(Kind kind) {
     case Kind::Bundle:
     case Kind::Embed:
         return 64 * kMiB;
+    case Kind::Remote: // the engine's client; a compile it runs locally is learnt
+        return 256 * kMiB;
     default:
         return kGiB;
     }

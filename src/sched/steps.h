@@ -49,7 +49,9 @@
 namespace phc::sched {
 
 /// What a step does (its estimate without history, the per-kind maximum).
-enum class Kind { Device, Host, Bundle, Link, Devlink, Embed, Other };
+/// What a step does, for its memory estimate; Remote: a compile whose work
+/// runs on a farm (its local process is the engine's client).
+enum class Kind { Device, Host, Bundle, Link, Devlink, Embed, Other, Remote };
 
 /// The kind called `name` ("device", ...), or none.
 std::optional<Kind> kind_named(std::string_view name);

@@ -69,6 +69,15 @@ std::string_view budget_kind(StepKind k) {
     return "other";
 }
 
+bool is_remote(const Step& s, const Plan& plan) {
+    return (s.kind == StepKind::Device && plan.engine != Engine::None) ||
+           s.kind == StepKind::RemoteHost;
+}
+
+std::string_view budget_kind(const Step& s, const Plan& plan) {
+    return is_remote(s, plan) ? "remote" : budget_kind(s.kind);
+}
+
 std::string Step::shell() const {
     std::string out;
     if (!cwd.empty()) out = "cd " + compile::quote_word(cwd) + " && ";

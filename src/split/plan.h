@@ -116,6 +116,13 @@ struct Plan {
     bool split() const { return analysis.decision.split(); }
 };
 
+/// Whether `s` is a compile `plan` sends to an engine (a device compile, or
+/// --overlap-host's host compile on icecc): its work runs on the farm.
+bool is_remote(const Step& s, const Plan& plan);
+/// budget_kind() of `s` in `plan`, "remote" for a step is_remote(): its local
+/// cost is the engine's client (and the steps' records say the work ran elsewhere).
+std::string_view budget_kind(const Step& s, const Plan& plan);
+
 /// For a compile that read response files (Analysis::rsp): moves the compiler's
 /// arguments out of `s.argv` (those after the word `compiler`), which then
 /// names "@path" instead; returns the file's text (the arguments, quoted as

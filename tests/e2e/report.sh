@@ -210,6 +210,36 @@ assert sorted(e["args"]["arch"] for e in ev if e["args"]["kind"].startswith("HIP
 ' "$dir/trace2.json" || fail "the rebuild's trace has other steps"
 pass "several builds in the log: the last one is reported ($steps2 steps)"
 
+# A farm build: steps whose work runs elsewhere (kind "remote", as regen
+# --distribute writes them) use almost no local CPU; they count by their wall
+# time, never against the cores, and the summary says how busy the
+# workstation was. Six 1 s "compiles" (sleep) on 2 cores, then a link.
+mkdir -p "$dir/farm"
+{
+  # shellcheck disable=SC2016 # ninja's $in and $out, literally
+  printf 'rule remote\n  command = %s step --kind remote $out -- sh -c "sleep 1; echo $out >$out"\n' "$PHC"
+  # shellcheck disable=SC2016
+  printf 'rule link\n  command = %s step --kind link $out -- sh -c "cat $in >$out"\n' "$PHC"
+  for i in 0 1 2 3 4 5; do printf 'build d%s.o: remote\n' "$i"; done
+  printf 'build app: link d0.o d1.o d2.o d3.o d4.o d5.o\n'
+} >"$dir/farm/build.ninja"
+ninja -C "$dir/farm" -j6 >/dev/null || fail "the farm build failed"
+"$PHC" report -C "$dir/farm" --cores 2 --json >"$dir/farm.json" || fail "report of the farm build failed"
+"$PHC" report -C "$dir/farm" --cores 2 >"$dir/farm.txt"
+python3 - "$dir/farm.json" <<'PY' || fail "the farm build's report: $(cat "$dir/farm.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = r["farm"]
+assert f and f["steps"] == 6, r
+assert f["wall_ms"] >= 6000, r                     # their wall times, not the client's CPU
+assert r["bound_ms"] is not None and r["bound_ms"] >= 1000, r  # a compile's second is on every chain
+assert r["bound_ms"] <= r["wall_ms"], r
+assert f["local_work_ms"] < 1000 and 0 <= f["local_busy"] < 0.5, r
+PY
+grep -q "^farm: 6 of 7 steps ran on a farm, [0-9.]* s of their wall time" "$dir/farm.txt" ||
+  fail "the summary does not say what ran on the farm: $(cat "$dir/farm.txt")"
+pass "a farm build: remote steps count by their wall time (bound $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bound_ms"])' "$dir/farm.json") ms)"
+
 # Errors: one line naming the file.
 mkdir -p "$dir/empty"
 # shellcheck disable=SC2016 # ninja's $in and $out, literally

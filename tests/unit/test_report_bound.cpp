@@ -88,6 +88,34 @@ TEST_CASE("report bound: shared ancestors count once") {
     CHECK(one.list_schedule_ms == 19);
 }
 
+TEST_CASE("report bound: steps on a farm take no core, but their chains count") {
+    // Eight 10 ms device compiles on the farm, each followed by a 1 ms local
+    // step, on 1 core: the farm's work never queues for the core.
+    Dag d;
+    for (uint32_t i = 0; i < 8; ++i) {
+        d.time.push_back(10);
+        d.deps.emplace_back();
+        d.remote.push_back(1);
+    }
+    for (uint32_t i = 0; i < 8; ++i) {
+        d.time.push_back(1);
+        d.deps.push_back({i});
+        d.remote.push_back(0);
+    }
+    Bound b = compute_bound(d, 1);
+    CHECK(b.work_ms == 88);
+    CHECK(b.local_ms == 8);
+    CHECK(b.critical_ms == 11);
+    CHECK(b.bound_ms == 18.0); // all remote work is done by 10; then 8 local ms at best
+    CHECK(b.list_schedule_ms == 18);
+    // The same steps all local: the single core does all the work.
+    d.remote.assign(16, 0);
+    Bound local = compute_bound(d, 1);
+    CHECK(local.local_ms == 88);
+    CHECK(local.bound_ms == 88.0);
+    CHECK(local.list_schedule_ms == 88);
+}
+
 TEST_CASE("report bound: equals the script's algorithm on random graphs") {
     std::mt19937 rng(7);
     for (int round = 0; round < 200; ++round) {

@@ -208,6 +208,43 @@ TEST_CASE("report model: recorded CPU times of the last build are used, stale on
                                     "the others, wall time counted as a share"));
 }
 
+TEST_CASE("report model: a farm's steps count by their wall time, never against the cores") {
+    // Four device compiles of 1 s that ran on a farm (the engine's client used
+    // 5 ms of CPU each), then a local link of 100 ms, on 1 core.
+    Build b = make({make_step(0, 1000, Kind::Device, "d0", "x.o"),
+                    make_step(0, 1000, Kind::Device, "d1", "x.o"),
+                    make_step(0, 1000, Kind::Device, "d2", "y.o"),
+                    make_step(0, 1000, Kind::Device, "d3", "y.o"),
+                    make_step(1000, 1100, Kind::Other, "app", "app", {0, 1, 2, 3})});
+    const int64_t t0 = 1'790'000'000'000;
+    std::string text;
+    for (int i = 0; i < 4; ++i) {
+        sched::StepRecord r;
+        r.start_ms = t0, r.wall_ms = 1000, r.cpu_ms = 5, r.kind = sched::Kind::Remote;
+        r.output = "d" + std::to_string(i);
+        text += sched::record_line(r);
+    }
+    sched::StepRecord link;
+    link.start_ms = t0 + 1000, link.wall_ms = 100, link.cpu_ms = 100, link.output = "app";
+    text += sched::record_line(link);
+    CHECK(attach_records(b, sched::parse_records(text)) == 5);
+    Analysis a = analyse(std::move(b), 1);
+    CHECK(a.build.remote_steps == 4);
+    CHECK(a.build.steps[0].cost == 1000); // its wall time, not the client's 5 ms
+    CHECK(a.bound.local_ms == 100);
+    CHECK(a.bound.bound_ms == 1100.0); // four 1 s compiles on one core would be 4.1 s
+    CHECK_FALSE(a.bound_beaten);
+    CHECK(farm_words(a).starts_with("4 of 5 steps ran on a farm, 4.0 s of their wall time"));
+    CHECK(farm_words(a).find("used 0.1 s of its 1 cores × 1.1 s (9% busy)") != std::string::npos);
+    CHECK(cost_basis(a) == "CPU time (recorded by phc-ninja step) for 1 of 5 steps; wall time "
+                           "for the 4 whose work ran on a farm");
+    auto json = nlohmann::json::parse(json_summary(a));
+    CHECK(json["farm"]["steps"] == 4);
+    CHECK(json["farm"]["wall_ms"] == 4000);
+    CHECK(json["farm"]["local_work_ms"] == 100);
+    CHECK(text_summary(a, "b").find("\nfarm: 4 of 5 steps ran on a farm") != std::string::npos);
+}
+
 TEST_CASE("report model: CPU times over the wall time: no bound is printed") {
     // A link that used 4 cores: 400 ms of CPU in 100 ms; the build beat any
     // "bound" made from CPU times on 2 cores.

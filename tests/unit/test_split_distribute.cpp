@@ -232,6 +232,16 @@ TEST_CASE("distribute: the edges (local preprocess, remote pool, bundle as ever)
     for (const auto& st : edges::split_rules(edges::Policy{}, 0, 7))
         if (auto ok = ninja::render_to(rules, st); !ok) FAIL(ok.error().message);
     CHECK(rules.find("pool phc_hip_remote\n  depth = 7\n") != std::string::npos);
+    // Under the step runner the farm's compiles are of kind "remote" (their
+    // records tell the report that their work ran elsewhere), the local
+    // preprocess steps of kind "device".
+    CHECK(budget_kind(p.steps[0], p) == "device");
+    CHECK(budget_kind(p.steps[1], p) == "remote");
+    policy.step = "/opt/phc-ninja step";
+    auto stepped = edges::compile_edges(p, c, policy);
+    REQUIRE(stepped);
+    CHECK(stepped->text.find("step --kind remote") != std::string::npos);
+    CHECK(stepped->text.find("step --kind device") != std::string::npos);
 }
 
 TEST_CASE("device-ii: an unbundled file is never compiled, and never left behind") {

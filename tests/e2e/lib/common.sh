@@ -27,7 +27,7 @@ suite_dir() {
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok - $*"; }
+pass() { echo "ok - $* (${SECONDS} s)"; }
 
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
