@@ -2,11 +2,11 @@
 // line provides src/<stage>/cli.h with `int cli_main(int argc, char** argv)`,
 // where argv[0] is "phc-ninja <command>" and argv[1..] are that command's args.
 #include "check/check.h"
+#include "depsets/depsets.h"
 #include "gen/cli.h"
 #include "launch/cli.h"
 #include "ninja/cli.h"
 #include "regen/cli.h"
-#include "regen/depsets.h"
 #include "report/cli.h"
 #include "sched/cli.h"
 #include "split/cli.h"
@@ -50,7 +50,7 @@ constexpr Command kCommands[] = {
     {"regen", "rewrite a configured Ninja build so HIP architectures compile in parallel",
      phc::regen::cli_main},
     {"deps-set", "(run by regen's edges) record a depfile's headers as one shared set",
-     phc::regen::deps_set_main, true},
+     phc::depsets::deps_set_main, true},
     {"step", "(internal: run by build edges) a step under the build's memory budget, measured",
      phc::sched::step_main, true},
     {"device-ii", "(run by distributed device edges) preprocess, check, compile one architecture",

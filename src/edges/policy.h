@@ -29,7 +29,7 @@
 //   - with header sets too (Policy::sets), the runner of each device and
 //     gcc-deps host command makes the depfile's list one header set once the
 //     compile succeeded, so that ninja records one set name instead of every
-//     header (regen/depsets.h).
+//     header (depsets/depsets.h).
 #pragma once
 
 #include "ninja/statements.h"
@@ -72,7 +72,7 @@ struct Policy {
     /// --records DIR" (shell words, quoted), with DIR absolute; "": commands
     /// run as they are (and without header sets).
     std::string step;
-    /// With `step`: the header sets file (regen/depsets.h) into which the
+    /// With `step`: the header sets file (depsets/depsets.h) into which the
     /// runner of each device edge, and each host edge with gcc deps, makes
     /// its depfile's list, so that its deps record is one header set. Only
     /// for steps that run where ninja runs (an empty cwd).

@@ -1,12 +1,12 @@
 #include "gen/gen.h"
 
+#include "depsets/depsets.h"
 #include "edges/policy.h"
 #include "gen/compdb.h"
 #include "gen/generate.h"
 #include "gen/paths.h"
 #include "ninja/build_log.h"
 #include "probe/objcopy.h"
-#include "regen/depsets.h"
 #include "sched/history.h"
 #include "sched/memory.h"
 #include "split/explain.h"
@@ -168,7 +168,7 @@ Result<GenReport> run_gen(const GenRequest& request) {
     options.guess_order = options.durations.empty() && *first == edges::FirstOrder::Size;
     options.hosts_first = options.durations.empty() && *first == edges::FirstOrder::Hosts;
     if (!options.step.empty())
-        options.sets = regen::header_sets(
+        options.sets = depsets::header_sets(
             {.self = util::self_exe(),
              .sets = options.sets_file,
              .ninja = util::find_program("ninja"),

@@ -1,18 +1,17 @@
 #include "regen/regen.h"
 
-#include "ninja/build_log.h"
+#include "depsets/depsets.h"
+#include "depsets/records.h"
 #include "ninja/manifest.h"
 #include "probe/objcopy.h"
 #include "probe/probe.h"
 #include "regen/cmake.h"
-#include "regen/depsets.h"
 #include "regen/edges.h"
 #include "regen/hook.h"
 #include "regen/original.h"
 #include "regen/output.h"
 #include "regen/planning.h"
-#include "regen/records.h"
-#include "sched/history.h"
+#include "regen/state.h"
 #include "sched/memory.h"
 #include "split/explain.h"
 #include "util/file.h"
@@ -33,9 +32,6 @@
 namespace phc::regen {
 
 namespace {
-
-constexpr const char* kProbeDir = ".phc-ninja";
-constexpr const char* kProbeCache = ".phc-ninja/probes.json";
 
 /// With PHC_REGEN_TIMING=1, how long each phase took, on stderr (benchmarks, profiling).
 class PhaseTimer {
@@ -69,47 +65,6 @@ Result<std::unique_ptr<Top>> load_top(const std::string& manifest) {
     return top;
 }
 
-/// The probe cache file, or "" (memory only) when its folder cannot be made
-/// or written: the cache must never stop a run (a read-only build directory
-/// with -o elsewhere). Says so once in `sum`.
-std::string probe_cache_path(const Options& opts, Summary& sum) {
-    if (opts.dry_run) return {};
-    auto made = util::make_dirs(kProbeDir);
-    if (made && ::access(kProbeDir, W_OK) == 0) return kProbeCache;
-    std::string why = made ? std::strerror(errno) : made.error().message;
-    sum.warnings.push_back(fmt::format("{}/{}: cannot be used ({}); compiler probes are kept in "
-                                       "memory for this run",
-                                       opts.build_dir.empty() ? "." : opts.build_dir, kProbeDir,
-                                       why));
-    return {};
-}
-
-/// Where ninja keeps `name` (.ninja_log, .ninja_deps) for manifest `m`: in
-/// its `builddir` when the manifest sets one, else in the directory ninja runs
-/// in, the build directory (regen's current directory).
-std::string ninja_log_path(const ninja::Manifest& m, std::string_view name) {
-    auto dir = m.variable("builddir");
-    if (!dir || dir->empty()) return std::string(name);
-    return fmt::format("{}/{}", *dir, name);
-}
-
-/// The durations the manifest's .ninja_log records (none without one).
-split::Durations last_durations(const ninja::Manifest& m) {
-    auto text = util::read_file(ninja_log_path(m, ".ninja_log"));
-    return text ? ninja::last_durations(*text) : split::Durations{};
-}
-
-/// The project's key in the step history: CMake's project name and build
-/// type, the same in every build directory and checkout of the project; ""
-/// without a CMakeCache.txt.
-std::string project_key() {
-    auto cache = util::read_file("CMakeCache.txt");
-    if (!cache) return {};
-    const std::string name = cache_value(*cache, "CMAKE_PROJECT_NAME");
-    if (name.empty()) return {};
-    return fmt::format("cmake-{}-{}", name, cache_value(*cache, "CMAKE_BUILD_TYPE"));
-}
-
 /// Every output of every edge of `tops` (for the header sets: a header an
 /// edge writes is not declared).
 std::vector<std::string> edge_outputs(const Tops& tops) {
@@ -134,8 +89,8 @@ void restore_split_deps(const Tops& tops, Summary& sum) {
             if (o.d.split)
                 for (std::string& path : build_outputs(o.text))
                     outputs.push_back(std::move(path));
-    PutBack r = put_back_records(kSetsFile, ninja_log_path(tops.front()->m, ".ninja_deps"),
-                                 std::move(outputs));
+    depsets::PutBack r = depsets::put_back_records(
+        depsets::kSetsFile, ninja_log_path(tops.front()->m, ".ninja_deps"), std::move(outputs));
     sum.deps_restored = r.records;
     if (!r.warning.empty()) sum.warnings.push_back(std::move(r.warning));
 }
@@ -227,7 +182,7 @@ std::vector<ninja::NewStatement> head_statements(const std::string& origin, Appl
         head.push_back(ninja::RawStatement{fmt::format(
             "# Device edges record one header set each (phony phc_s_*), which needs ninja 1.11.\n"
             "ninja_required_version = 1.11\ninclude {}\n\n",
-            kSetsFile)});
+            depsets::kSetsFile)});
     if (a.splits > 0 || a.links > 0) {
         for (auto& r :
              edges::split_rules(policy, device_jobs, a.distributed > 0 ? remote_jobs : 0)) {
@@ -392,32 +347,16 @@ Result<Summary> run(const Options& opts) {
     if (!opts.dry_run && !cache_path.empty())
         if (auto st = sched::keep_memory_spec(kProbeDir, opts.memory); !st)
             sum.warnings.push_back(st.error().text() + "; the steps use PHC_MEMORY or the default");
-    const std::string sets = header_sets({.self = opts.self,
-                                          .sets = kSetsFile,
-                                          .ninja = building_ninja(),
-                                          .no_dir = cache_path.empty(),
-                                          .dry_run = opts.dry_run},
-                                         [&] { return edge_outputs(tops); });
+    const std::string sets = depsets::header_sets({.self = opts.self,
+                                                   .sets = depsets::kSetsFile,
+                                                   .ninja = building_ninja(),
+                                                   .no_dir = cache_path.empty(),
+                                                   .dry_run = opts.dry_run},
+                                                  [&] { return edge_outputs(tops); });
     // What each edge took last time, so that the longest architectures start
-    // first: from .ninja_log, else (a fresh build directory) from the
-    // project's history, which also seeds the step records' estimates.
-    split::Durations durations = last_durations(tops.front()->m);
-    if (!opts.dry_run && !step.empty()) {
-        const std::string history = sched::history_file(sched::history_dir(), project_key());
-        if (auto st = sched::keep_history_path(kProbeDir, history); !st)
-            sum.warnings.push_back(st.error().text() + "; the steps keep no history");
-        auto read = sched::last_records(history);
-        if (!read) sum.warnings.push_back(read.error().text());
-        const std::vector<sched::StepRecord> past =
-            read ? std::move(*read) : std::vector<sched::StepRecord>();
-        if (durations.empty() && !past.empty()) {
-            for (auto& [out, ms] : sched::wall_times(past))
-                durations.emplace(out, ms);
-            sum.history = history;
-        }
-        if (auto st = sched::seed_steps(kProbeDir, past); !st)
-            sum.warnings.push_back(st.error().text());
-    }
+    // first: from .ninja_log, else from the project's history (state.h).
+    split::Durations durations =
+        past_durations(tops.front()->m, !opts.dry_run && !step.empty(), sum);
     // Without either, an order that needs no history (PHC_FIRST_ORDER).
     auto first = edges::first_order();
     if (!first) return first.error();
@@ -438,52 +377,6 @@ Result<Summary> run(const Options& opts) {
     if (in_place && !opts.dry_run && !sets.empty()) restore_split_deps(tops, sum);
     timer.done("write");
     return sum;
-}
-
-std::string summary_line(const Summary& s, bool dry_run) {
-    std::string left;
-    size_t n_left = 0;
-    bool none_multi = s.objects_split == 0 && s.links_split == 0;
-    for (const auto& [code, n] : s.left) {
-        left += fmt::format("{}{}: {}", left.empty() ? "" : ", ", code, n);
-        n_left += n;
-        none_multi = none_multi && split::not_multi_arch(code);
-    }
-    std::string line;
-    if (none_multi) {
-        line = fmt::format("phc-ninja regen: no multi-architecture HIP compiles among {} edges{}",
-                           s.other_edges + n_left, left.empty() ? "" : " (" + left + ")");
-    } else {
-        line = fmt::format("phc-ninja regen: {} {} objects into {} device edges",
-                           dry_run ? "would split" : "split", s.objects_split, s.device_edges);
-        if (s.links_split > 0)
-            line += fmt::format("; split {} RDC link{} into {} device links", s.links_split,
-                                s.links_split == 1 ? "" : "s", s.device_links);
-        for (const auto& [engine, n] : s.distributed)
-            line += fmt::format("; {} device compile{} sent to {}", n, n == 1 ? "" : "s", engine);
-        for (const auto& [why, n] : s.kept_local)
-            line += fmt::format("; {} object{} kept {} device compiles local ({})", n,
-                                n == 1 ? "" : "s", n == 1 ? "its" : "their", why);
-        if (n_left > 0) line += fmt::format("; left alone {} HIP edges ({})", n_left, left);
-        line += fmt::format("; {} other edges", s.other_edges);
-        if (!s.overlap_refused.empty() && s.objects_split > 0)
-            line += "; --overlap-host not used: " + s.overlap_refused;
-    }
-    line += fmt::format("; {} compiler probe{}", s.probes_run, s.probes_run == 1 ? "" : "s");
-    if (!s.written.empty())
-        line +=
-            fmt::format("; {} {}", dry_run ? "would write" : "wrote", fmt::join(s.written, ", "));
-    else
-        line += "; up to date";
-    if (s.deps_restored > 0)
-        line += fmt::format("; put back {} header record{} a direct cmake run dropped",
-                            s.deps_restored, s.deps_restored == 1 ? "" : "s");
-    if (!s.history.empty()) line += "; ordered by the project's history " + s.history;
-    if (s.guessed_order && s.objects_split > 0)
-        line += "; no build log or history: the largest sources first";
-    if (s.hosts_first && s.objects_split > 0)
-        line += "; no build log or history: the host compiles first";
-    return line;
 }
 
 } // namespace phc::regen

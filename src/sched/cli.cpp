@@ -1,6 +1,6 @@
 #include "sched/cli.h"
 
-#include "regen/depsets.h"
+#include "depsets/depsets.h"
 #include "sched/budget.h"
 #include "sched/history.h"
 #include "sched/memory.h"
@@ -134,7 +134,7 @@ int run_step(const StepArgs& a, Kind kind, uint64_t budget) {
     if (auto st = append_history(a.records, records); !st) warn(st.error().text());
     // A failure keeps the depfile's whole list, which is correct: warn, never fail the build.
     if (m->exit_code == 0 && !a.sets.empty())
-        if (auto st = regen::deps_set(a.sets, a.depfile, a.inputs, a.deps_output); !st)
+        if (auto st = depsets::deps_set(a.sets, a.depfile, a.inputs, a.deps_output); !st)
             warn(st.error().text());
     return m->exit_code;
 }

@@ -1,7 +1,7 @@
 #include "why/why.h"
 
+#include "depsets/depsets.h"
 #include "ninja/paths.h"
-#include "regen/depsets.h"
 #include "util/file.h"
 
 #include <algorithm>
@@ -69,7 +69,7 @@ private:
             // A regular file of a bounded size only: a fifo there never hangs why.
             const bool there = util::file_exists(*depfile);
             auto text = util::read_regular_file(*depfile, kMaxDepfileBytes);
-            auto parsed = text ? regen::parse_depfile(*text) : std::nullopt;
+            auto parsed = text ? depsets::parse_depfile(*text) : std::nullopt;
             if (!parsed)
                 why.push_back(fmt::format("its depfile {} is {}", *depfile,
                                           text    ? "not one why can read"

@@ -1,7 +1,7 @@
 // `phc-ninja why OUTPUT`: which inputs make OUTPUT dirty, as ninja decides it.
 //
 // `ninja -d explain` names the newest input of an edge; for a split edge that
-// is a header set (phc_s_..., regen/depsets.h), a phony over chunks over the
+// is a header set (phc_s_..., depsets/depsets.h), a phony over chunks over the
 // headers. why walks the same graph: the manifest (which includes the sets
 // file, so a set's phony edges are in it), the edge's dependencies from
 // .ninja_deps, and the times from .ninja_log, and names the real files.

@@ -81,7 +81,7 @@ pass "a header change rebuilds exactly its object's edges and the link, identica
 # Adding an architecture by hand (cmake -D... in the build directory, then
 # regen) compiles only that architecture's device code: regen puts back the
 # header records of the split edges that CMake's recompaction of .ninja_deps
-# dropped (src/regen/records.h).
+# dropped (src/depsets/records.h).
 (cd "$b" && cmake -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030;gfx908" . >/dev/null)
 "$PHC" regen -C "$b" >"$dir/regen-arch.out" || fail "regen after adding gfx908 failed"
 grep -q "put back [0-9]* header records a direct cmake run dropped" "$dir/regen-arch.out" ||

@@ -89,7 +89,7 @@ pass "touching CMakeLists.txt: CMake re-runs, the build stays split, nothing els
 # Adding an architecture by hand (cmake -D... in the build directory, then
 # regen) compiles only the new architecture's device code. CMake run there by
 # hand recompacts .ninja_deps against its own manifest, which drops the device
-# edges' header records; regen puts them back (src/regen/records.h).
+# edges' header records; regen puts them back (src/depsets/records.h).
 (cd "$b" && cmake -DCMAKE_HIP_ARCHITECTURES="gfx906;gfx90a;gfx1030" . >/dev/null)
 "$PHC" regen -C "$b" >"$dir/regen-arch.out"
 grep -q "put back 4 header records a direct cmake run dropped" "$dir/regen-arch.out" ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Header sets (src/regen/depsets.h) on a real CMake HIP build (clang-15, two
+# Header sets (src/depsets/depsets.h) on a real CMake HIP build (clang-15, two
 # architectures): each device and host edge's deps record is one shared set,
 # and the rebuilds stay exact: a header only device code reads rebuilds that
 # device code (both architectures) and nothing else; one only host code reads

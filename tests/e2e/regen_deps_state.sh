@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The state header sets keep in .phc-ninja/ (src/regen/depsets.h) against what
+# The state header sets keep in .phc-ninja/ (src/depsets/depsets.h) against what
 # can go wrong between builds, with real ninja and no compiler (issue 24): a
 # header an edge used to generate, deleted once CMake dropped that edge, is a
 # rebuild, not "missing and no known rule"; an append that a full disk cuts

@@ -62,8 +62,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 keys = ["wall_ms", "work_ms", "critical_path_ms", "bound_ms", "list_schedule_ms", "cores",
         "wall_work_ms", "max_running", "mean_running", "cpu_steps", "bound_beaten", "unsplit_ms",
-        "split_estimate_ms", "by_kind_ms", "memory"]
+        "split_estimate_ms", "by_kind_ms", "memory", "farm"]
 assert list(r) == keys, list(r)
+assert r["farm"] is None, r  # no step ran on a farm
 m = r["memory"]
 # The budget as the steps choose it, what they reserved (the 1 GiB default per
 # compile, at least one at once) and measured.

@@ -3,9 +3,9 @@
 // parse as ninja (phc-ninja's own parser, as ninja reads the sets file) and
 // whose set reaches exactly the depfile's paths, each once, through its chunks;
 // the set's name depends only on the paths, not on their order or repeats.
+#include "depsets/depsets.h"
 #include "fuzz_check.h"
 #include "ninja/manifest.h"
-#include "regen/depsets.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -19,10 +19,10 @@ using phc::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    auto d = regen::parse_depfile(text);
+    auto d = depsets::parse_depfile(text);
     if (!d || d->deps.empty()) return 0;
     check(!d->target.empty());
-    const regen::DepSet set = regen::make_depset(d->deps);
+    const depsets::DepSet set = depsets::make_depset(d->deps);
     std::string lines;
     for (const auto& c : set.chunks)
         lines += c.line;
@@ -51,10 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Exactly the depfile's paths (as ninja spells them: the set's own paths
     // are canonical, so the set of a set's paths is the same set).
     std::vector<std::string> paths(reached.begin(), reached.end());
-    check(regen::make_depset(paths).name == set.name);
+    check(depsets::make_depset(paths).name == set.name);
     std::vector<std::string> twice = d->deps;
     twice.insert(twice.end(), d->deps.rbegin(), d->deps.rend());
-    check(regen::make_depset(twice).name == set.name);
+    check(depsets::make_depset(twice).name == set.name);
     for (const std::string& dep : d->deps)
         check(dep.find_first_of(" :$|#\\\n") == std::string::npos);
     return 0;

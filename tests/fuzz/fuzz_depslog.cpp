@@ -6,9 +6,9 @@
 // regen would put back of them (restorable(), against the outputs the lines
 // name as the manifest's) is what a build could have recorded: no
 // dependency an edge writes (no cycle), and a log ninja reads back whole.
+#include "depsets/records.h"
 #include "fuzz_check.h"
 #include "ninja/deps_log.h"
-#include "regen/records.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -21,18 +21,18 @@ using phc::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    const auto records = regen::parse_records(text);
+    const auto records = depsets::parse_records(text);
     std::vector<std::string> written;
     for (const auto& [output, r] : records) {
         check(output == r.output && !output.empty());
-        auto again = regen::parse_records(regen::records_line(r));
+        auto again = depsets::parse_records(depsets::records_line(r));
         check(again.size() == 1 && again.at(output) == r);
         written.push_back(output);
     }
     std::sort(written.begin(), written.end());
-    std::vector<regen::DepsRecord> restored;
+    std::vector<depsets::DepsRecord> restored;
     for (const auto& [output, r] : records) {
-        if (!regen::restorable(r, written)) continue;
+        if (!depsets::restorable(r, written)) continue;
         for (const std::string& d : r.deps) // no edge writes a dependency: no cycle
             check(!std::binary_search(written.begin(), written.end(), d) && d != output);
         check(4 * (3 + r.deps.size()) <= (1u << 19) - 1);

@@ -1,9 +1,9 @@
-#include "regen/depsets.h"
+#include "depsets/depsets.h"
 
 #include "compile/shell.h"
+#include "depsets/records.h"
 #include "ninja/paths.h"
 #include "ninja/version.h"
-#include "regen/records.h"
 #include "util/args.h"
 #include "util/file.h"
 #include "util/hash.h"
@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <unordered_set>
 
-namespace phc::regen {
+namespace phc::depsets {
 
 namespace {
 
@@ -591,4 +591,4 @@ std::vector<std::string_view> words_of(std::string_view text) {
     return out;
 }
 
-} // namespace phc::regen
+} // namespace phc::depsets

@@ -1,6 +1,6 @@
-#include "regen/records.h"
+#include "depsets/records.h"
 
-#include "regen/depsets.h"
+#include "depsets/depsets.h"
 #include "util/file.h"
 #include "util/lock.h"
 
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace phc::regen {
+namespace phc::depsets {
 
 namespace {
 
@@ -250,4 +250,4 @@ PutBack put_back_records(const std::string& sets, const std::string& deps_log,
     return done;
 }
 
-} // namespace phc::regen
+} // namespace phc::depsets

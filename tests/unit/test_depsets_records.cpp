@@ -1,8 +1,8 @@
 // Restoring split edges' deps records (regen/records.h): SETS.records read,
 // records put back only where they describe the output as it is.
+#include "depsets/depsets.h"
+#include "depsets/records.h"
 #include "ninja/deps_log.h"
-#include "regen/depsets.h"
-#include "regen/records.h"
 #include "scratch.h"
 #include "util/file.h"
 
@@ -18,7 +18,7 @@
 #include <utime.h>
 
 using namespace phc;
-using regen::DepsRecord;
+using depsets::DepsRecord;
 
 namespace {
 
@@ -46,11 +46,11 @@ int64_t mtime_ns(const std::string& path) {
 } // namespace
 
 TEST_CASE("records: the last whole line of each output counts") {
-    const std::string text = regen::records_line({"a.o", 10, {"phc_s_1"}}) +
-                             regen::records_line({"b.o", 11, {"phc_s_2", "b.hip"}}) + "garbage\n" +
-                             "x a.o phc_s_9\n" + regen::records_line({"a.o", 12, {"phc_s_3"}}) +
-                             "13 b.o phc_s_4";
-    auto last = regen::parse_records(text);
+    const std::string text = depsets::records_line({"a.o", 10, {"phc_s_1"}}) +
+                             depsets::records_line({"b.o", 11, {"phc_s_2", "b.hip"}}) +
+                             "garbage\n" + "x a.o phc_s_9\n" +
+                             depsets::records_line({"a.o", 12, {"phc_s_3"}}) + "13 b.o phc_s_4";
+    auto last = depsets::parse_records(text);
     REQUIRE(last.size() == 2);
     CHECK(last["a.o"].mtime == 12);
     CHECK(last["a.o"].deps == std::vector<std::string>{"phc_s_3"});
@@ -66,18 +66,18 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
     // a.o as it is; b.o rebuilt since its line (another mtime); c.o recorded
     // in the log already; d.o not an output of the manifest.
     REQUIRE(
-        util::write_file_atomic("records", regen::records_line({"a.o", ma - 5, {"phc_s_old"}}) +
-                                               regen::records_line({"a.o", ma, {"phc_s_a"}}) +
-                                               regen::records_line({"b.o", mb - 1, {"phc_s_b"}}) +
-                                               regen::records_line({"c.o", mc, {"phc_s_c"}}) +
-                                               regen::records_line({"d.o", 1, {"phc_s_d"}}))
+        util::write_file_atomic("records", depsets::records_line({"a.o", ma - 5, {"phc_s_old"}}) +
+                                               depsets::records_line({"a.o", ma, {"phc_s_a"}}) +
+                                               depsets::records_line({"b.o", mb - 1, {"phc_s_b"}}) +
+                                               depsets::records_line({"c.o", mc, {"phc_s_c"}}) +
+                                               depsets::records_line({"d.o", 1, {"phc_s_d"}}))
             .ok());
     auto log = ninja::parse_deps_log(empty_log());
     REQUIRE(log.ok());
     const std::string before = empty_log() + ninja::deps_log_append(*log, {{"c.o", mc, {"z.h"}}});
     REQUIRE(util::write_file_atomic(".ninja_deps", before).ok());
     const std::vector<std::string> outputs{"a.o", "b.o", "c.o"};
-    auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+    auto r = depsets::restore_deps(".ninja_deps", "records", outputs, outputs);
     REQUIRE(r.ok());
     CHECK(r->records == 1);
     const std::string after = read(".ninja_deps");
@@ -89,7 +89,7 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
     CHECK(std::find(back->paths.begin(), back->paths.end(), "phc_s_a") != back->paths.end());
     CHECK(std::find(back->paths.begin(), back->paths.end(), "phc_s_old") == back->paths.end());
     // Again: a.o has its record now; nothing is written.
-    auto r2 = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+    auto r2 = depsets::restore_deps(".ninja_deps", "records", outputs, outputs);
     REQUIRE(r2.ok());
     CHECK(r2->records == 0);
     CHECK(read(".ninja_deps") == after);
@@ -98,20 +98,21 @@ TEST_CASE("restore_deps: puts back records that describe the outputs as they are
 TEST_CASE("restore_deps: no log, another version or a fifo: nothing is written") {
     test::InScratch in("phc-records");
     REQUIRE(util::write_file_atomic("a.o", "obj").ok());
-    REQUIRE(util::write_file_atomic("records", regen::records_line({"a.o", mtime_ns("a.o"), {"s"}}))
-                .ok());
-    auto none = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
+    REQUIRE(
+        util::write_file_atomic("records", depsets::records_line({"a.o", mtime_ns("a.o"), {"s"}}))
+            .ok());
+    auto none = depsets::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(none.ok());
     CHECK(none->records == 0);
     CHECK(::access(".ninja_deps", F_OK) != 0);
     REQUIRE(util::write_file_atomic(".ninja_deps", empty_log(3)).ok());
-    auto old = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
+    auto old = depsets::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(old.ok());
     CHECK(old->records == 0);
     CHECK(read(".ninja_deps") == empty_log(3));
     REQUIRE(::unlink(".ninja_deps") == 0);
     REQUIRE(::mkfifo(".ninja_deps", 0644) == 0);
-    auto fifo = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
+    auto fifo = depsets::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(fifo.ok());
     CHECK(fifo->records == 0);
     struct stat st;
@@ -121,34 +122,34 @@ TEST_CASE("restore_deps: no log, another version or a fifo: nothing is written")
 
 TEST_CASE("deps_set: remembers what ninja records for an output that exists") {
     test::InScratch in("phc-records");
-    REQUIRE(regen::prepare_sets("deps.ninja", {}).ok());
+    REQUIRE(depsets::prepare_sets("deps.ninja", {}).ok());
     REQUIRE(util::write_file_atomic("k.o", "obj").ok());
     REQUIRE(util::write_file_atomic("k.d", "k.o: /s/k.hip /i/x.h\n").ok());
-    REQUIRE(regen::deps_set("deps.ninja", "k.d", {"/s/k.hip"}).ok());
-    const auto set = regen::make_depset({"/i/x.h"});
-    auto last = regen::parse_records(read("deps.ninja.records"));
+    REQUIRE(depsets::deps_set("deps.ninja", "k.d", {"/s/k.hip"}).ok());
+    const auto set = depsets::make_depset({"/i/x.h"});
+    auto last = depsets::parse_records(read("deps.ninja.records"));
     REQUIRE(last.count("k.o") == 1);
     CHECK(last["k.o"].mtime == mtime_ns("k.o"));
     CHECK(last["k.o"].deps == std::vector<std::string>{set.name});
     // Only the source: the depfile stays and ninja records its list.
     REQUIRE(util::write_file_atomic("k.d", "k.o: ./k.hip\n").ok());
-    REQUIRE(regen::deps_set("deps.ninja", "k.d", {"k.hip"}).ok());
-    last = regen::parse_records(read("deps.ninja.records"));
+    REQUIRE(depsets::deps_set("deps.ninja", "k.d", {"k.hip"}).ok());
+    last = depsets::parse_records(read("deps.ninja.records"));
     CHECK(last["k.o"].deps == std::vector<std::string>{"k.hip"});
     // An edge whose output is not the depfile's target (an RDC host compile
     // writing host.o, its depfile naming the object): recorded for the output.
     REQUIRE(util::write_file_atomic("host.o", "obj").ok());
     REQUIRE(util::write_file_atomic("k.d", "k.o: /s/k.hip /i/x.h\n").ok());
-    REQUIRE(regen::deps_set("deps.ninja", "k.d", {"/s/k.hip"}, "./host.o").ok());
-    last = regen::parse_records(read("deps.ninja.records"));
+    REQUIRE(depsets::deps_set("deps.ninja", "k.d", {"/s/k.hip"}, "./host.o").ok());
+    last = depsets::parse_records(read("deps.ninja.records"));
     REQUIRE(last.count("host.o") == 1);
     CHECK(last["host.o"].mtime == mtime_ns("host.o"));
     CHECK(last["host.o"].deps == std::vector<std::string>{set.name});
     CHECK(last["k.o"].deps == std::vector<std::string>{"k.hip"}); // unchanged
     // No output (the compile failed): no line.
     REQUIRE(util::write_file_atomic("m.d", "m.o: /i/x.h\n").ok());
-    REQUIRE(regen::deps_set("deps.ninja", "m.d").ok());
-    CHECK(regen::parse_records(read("deps.ninja.records")).count("m.o") == 0);
+    REQUIRE(depsets::deps_set("deps.ninja", "m.d").ok());
+    CHECK(depsets::parse_records(read("deps.ninja.records")).count("m.o") == 0);
 }
 
 TEST_CASE("records: builds between regens cannot grow the file without bound") {
@@ -156,31 +157,31 @@ TEST_CASE("records: builds between regens cannot grow the file without bound") {
     std::string text;
     for (int round = 0; text.size() <= (9u << 20); ++round)
         for (const char* o : {"a.o", "b.o"})
-            text += regen::records_line({o, 1000 + round, {"phc_s_1"}});
+            text += depsets::records_line({o, 1000 + round, {"phc_s_1"}});
     REQUIRE(util::write_file_atomic("records", text).ok());
-    regen::compact_if_grown("records", static_cast<long long>(text.size()));
+    depsets::compact_if_grown("records", static_cast<long long>(text.size()));
     const std::string once = read("records");
     CHECK(once.starts_with("# compacted "));
-    auto last = regen::parse_records(once);
+    auto last = depsets::parse_records(once);
     REQUIRE(last.size() == 2);
-    CHECK(last == regen::parse_records(text)); // the last line of each output
+    CHECK(last == depsets::parse_records(text)); // the last line of each output
     CHECK(once.size() < 200);
     // Past 8 MB but not twice the size after the last compaction: left alone.
     std::string grown = "# compacted 6000000\n" + text.substr(0, 9u << 20);
     grown.resize(grown.rfind('\n') + 1);
     REQUIRE(util::write_file_atomic("records", grown).ok());
-    regen::compact_if_grown("records", static_cast<long long>(grown.size()));
+    depsets::compact_if_grown("records", static_cast<long long>(grown.size()));
     CHECK(read("records") == grown);
     // Small: left alone.
     REQUIRE(util::write_file_atomic("records", text.substr(0, 1000)).ok());
-    regen::compact_if_grown("records", 1000);
+    depsets::compact_if_grown("records", 1000);
     CHECK(read("records") == text.substr(0, 1000));
 }
 
 TEST_CASE("restorable: only what a build could have recorded, nothing ninja cannot read") {
     const std::vector<std::string> written{"gen/cfg.h", "x.o", "x.o.phc/bundle.hipfb",
                                            "x.o.phc/gfx906.o"};
-    auto ok = [&](DepsRecord r) { return regen::restorable(r, written); };
+    auto ok = [&](DepsRecord r) { return depsets::restorable(r, written); };
     CHECK(ok({"x.o.phc/gfx906.o", 5, {"phc_s_0123456789abcdef"}}));
     CHECK(ok({"x.o", 5, {"x.hip"}}));
     CHECK(ok({"x.o", 5, {}}));
@@ -217,11 +218,11 @@ TEST_CASE("restore_deps: a damaged line naming an output is not put back") {
     // would depend on b.o, and b.o's record on... a cycle.
     REQUIRE(util::write_file_atomic("records",
                                     std::to_string(mtime_ns("a.o")) + " a.o phc_s_1" +
-                                        regen::records_line({"b.o", mtime_ns("b.o"), {"a.o"}}))
+                                        depsets::records_line({"b.o", mtime_ns("b.o"), {"a.o"}}))
                 .ok());
     REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
     const std::vector<std::string> outputs{"a.o", "b.o"};
-    auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+    auto r = depsets::restore_deps(".ninja_deps", "records", outputs, outputs);
     REQUIRE(r.ok());
     CHECK(r->records == 0);
     CHECK(read(".ninja_deps") == empty_log());
@@ -266,7 +267,7 @@ TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
     test::InScratch in("phc-records");
     REQUIRE(util::write_file_atomic("a.o", "obj").ok());
     REQUIRE(util::write_file_atomic("records",
-                                    regen::records_line({"a.o", mtime_ns("a.o"), {"phc_s_a"}}))
+                                    depsets::records_line({"a.o", mtime_ns("a.o"), {"phc_s_a"}}))
                 .ok());
     REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
     const std::vector<std::string> outputs{"a.o"};
@@ -274,8 +275,8 @@ TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
         // ninja numbers the paths it adds from the log it read: an append now
         // would give two paths one id, and its next load would truncate the log.
         NamedProcess ninja(in.dir(), "ninja");
-        CHECK(regen::ninja_building_here() == ninja.pid());
-        auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+        CHECK(depsets::ninja_building_here() == ninja.pid());
+        auto r = depsets::restore_deps(".ninja_deps", "records", outputs, outputs);
         REQUIRE(r.ok());
         CHECK(r->records == 0);
         CHECK(r->waiting == 1);
@@ -287,9 +288,9 @@ TEST_CASE("restore_deps: never appends while a ninja builds in the directory") {
         test::ScratchDir other("phc-records-other");
         NamedProcess elsewhere(other.path(), "ninja");
         NamedProcess make(in.dir(), "make");
-        CHECK(regen::ninja_building_here() == 0);
+        CHECK(depsets::ninja_building_here() == 0);
     }
-    auto r = regen::restore_deps(".ninja_deps", "records", outputs, outputs);
+    auto r = depsets::restore_deps(".ninja_deps", "records", outputs, outputs);
     REQUIRE(r.ok());
     CHECK(r->records == 1);
     CHECK(r->waiting == 0);
@@ -303,7 +304,7 @@ TEST_CASE("restore_deps: the ninja that runs regen (an ancestor) does not count"
     pid_t kid = ::fork();
     if (kid == 0) {
         ::prctl(PR_SET_NAME, "phc-ninja");
-        ::_exit(regen::ninja_building_here() == 0 ? 0 : 1);
+        ::_exit(depsets::ninja_building_here() == 0 ? 0 : 1);
     }
     ::prctl(PR_SET_NAME, name);
     REQUIRE(kid > 0);
@@ -316,7 +317,7 @@ TEST_CASE("restore_deps: a records file that is a fifo is not waited on") {
     test::InScratch in("phc-records");
     REQUIRE(util::write_file_atomic(".ninja_deps", empty_log()).ok());
     REQUIRE(::mkfifo("records", 0644) == 0);
-    auto r = regen::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
+    auto r = depsets::restore_deps(".ninja_deps", "records", {"a.o"}, {"a.o"});
     REQUIRE(r.ok());
     CHECK(r->records == 0);
 }

@@ -33,7 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace phc::regen {
+namespace phc::depsets {
 
 /// A record as SETS.records keeps it: what ninja would record in .ninja_deps.
 using ninja::DepsRecord;
@@ -104,4 +104,4 @@ struct PutBack {
 PutBack put_back_records(const std::string& sets, const std::string& deps_log,
                          std::vector<std::string> outputs);
 
-} // namespace phc::regen
+} // namespace phc::depsets

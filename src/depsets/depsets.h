@@ -42,7 +42,7 @@
 #include <string_view>
 #include <vector>
 
-namespace phc::regen {
+namespace phc::depsets {
 
 /// Where the sets of a build directory are (relative to it).
 inline constexpr const char* kSetsFile = ".phc-ninja/deps.ninja";
@@ -123,4 +123,4 @@ int deps_set_main(int argc, char** argv);
 /// it): a line of deps.ninja or of its records.
 std::vector<std::string_view> words_of(std::string_view text);
 
-} // namespace phc::regen
+} // namespace phc::depsets
