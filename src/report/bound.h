@@ -35,8 +35,8 @@ struct Bound {
 /// the work / cores, and for every step v (the work of v's ancestors) / cores +
 /// the longest chain starting at v; work on a farm (Dag::remote) counts on the
 /// chains only, never against the cores, and then also, for every time t, t +
-/// the local work whose chain before it takes at least t, / cores. Dependency cycles (never in a ninja build)
-/// are broken by ignoring the dependencies that close them.
+/// the local work whose chain before it takes at least t, / cores. Dependency cycles (never in a
+/// ninja build) are broken by ignoring the dependencies that close them.
 Bound compute_bound(const Dag& dag, int cores);
 
 /// Only the critical-path-first list schedule of compute_bound(): its makespan.

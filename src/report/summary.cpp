@@ -122,8 +122,8 @@ std::string cost_basis(const Analysis& a) {
     if (cpu > 0)
         out = fmt::format("CPU time (recorded by phc-ninja step) for {} of {} steps", cpu, n);
     if (b.remote_steps > 0)
-        out += fmt::format("{}wall time for the {} whose work ran on a farm", out.empty() ? "" : "; ",
-                           b.remote_steps);
+        out += fmt::format("{}wall time for the {} whose work ran on a farm",
+                           out.empty() ? "" : "; ", b.remote_steps);
     if (wall == 0) return out;
     if (!out.empty()) out += "; for the others, ";
     out += b.max_running > a.cores

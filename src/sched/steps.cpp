@@ -21,8 +21,8 @@ namespace phc::sched {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> kKindNames = {
-    "device", "host", "bundle", "link", "devlink", "embed", "other", "remote"};
+constexpr std::array<std::string_view, 8> kKindNames = {"device",  "host",  "bundle", "link",
+                                                        "devlink", "embed", "other",  "remote"};
 constexpr uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
 constexpr size_t kFields = 10;
 
