@@ -71,6 +71,10 @@ struct ProbeResult {
     /// The same for the --overlap-host shape (its host step), when the plain
     /// shape agrees: such a compile is split without overlapping.
     std::string overlap_differs;
+    /// The same for the distributed shape (each architecture's preprocess
+    /// step and the farm's compile of its file, together), when the plain
+    /// shape agrees: such a compile keeps its device compiles local.
+    std::string distribute_differs;
 
     /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
     /// for the bundler, "--image=file=...,arch=..." for the packer).

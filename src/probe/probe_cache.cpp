@@ -31,8 +31,9 @@ using nlohmann::json;
 /// 2: RDC entries name the host object by kHostToken; 3: device_takes_depfile;
 /// 4: codegen (the new driver's per-architecture code generation); 5: embed_option
 /// (the new driver's RDC packer) and uses_cuid; 6: device_libraries; 7: jobs_differ
-/// and overlap_differs (the plan-time guard: entries made before it are probed again).
-constexpr int kFormat = 7;
+/// and overlap_differs (the plan-time guard: entries made before it are probed again);
+/// 8: distribute_differs (the guard of the distributed shape).
+constexpr int kFormat = 8;
 
 std::string_view driver_name(DriverKind d) {
     return d == DriverKind::Old ? "old" : d == DriverKind::New ? "new" : "none";
@@ -53,7 +54,8 @@ json to_json(const ProbeResult& r) {
                 {"not_understood", r.not_understood},
                 {"device_libraries", r.device_libraries},
                 {"jobs_differ", r.jobs_differ},
-                {"overlap_differs", r.overlap_differs}};
+                {"overlap_differs", r.overlap_differs},
+                {"distribute_differs", r.distribute_differs}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -74,6 +76,7 @@ ProbeResult from_json(const json& j) {
     r.device_libraries = j.at("device_libraries").get<std::vector<std::string>>();
     r.jobs_differ = j.at("jobs_differ").get<std::string>();
     r.overlap_differs = j.at("overlap_differs").get<std::string>();
+    r.distribute_differs = j.at("distribute_differs").get<std::string>();
     return r;
 }
 

@@ -282,8 +282,30 @@ uint32_t amdgpu_mach(std::string_view processor) {
 
 } // namespace
 
+namespace {
+
+/// device_object_problem() of LLVM bitcode (relocatable device code, the new
+/// driver's device compiles): its symbol names and metadata strings are
+/// stored as plain bytes (the string table and metadata blobs), so the
+/// compiler's identification (`llvm.ident`) and each kernel's name are found
+/// in them; the architecture is encoded in attribute records, not checked.
+std::string bitcode_problem(std::string_view bytes, const DeviceObjectWant& want) {
+    if (!want.compiler.empty() && bytes.find(want.compiler) == std::string_view::npos)
+        return fmt::format("bitcode made by another compiler (it does not name {})", want.compiler);
+    for (const std::string& k : want.kernels)
+        if (bytes.find(k) == std::string_view::npos)
+            return fmt::format("no kernel {} in it, which the source defines", k);
+    return {};
+}
+
+} // namespace
+
 std::string device_object_problem(std::string_view bytes, const DeviceObjectWant& want) {
     constexpr uint16_t kAmdgpu = 224;
+    // LLVM bitcode: 'BC' 0xC0DE, or the wrapper's magic 0x0B17C0DE.
+    if (bytes.starts_with(std::string_view("BC\xC0\xDE", 4)) ||
+        bytes.starts_with(std::string_view("\xDE\xC0\x17\x0B", 4)))
+        return bitcode_problem(bytes, want);
     auto o = util::elf::parse(bytes);
     if (!o) return fmt::format("not an object ({} bytes: {})", bytes.size(), o.error().text());
     if (util::elf::machine(*o) != kAmdgpu)

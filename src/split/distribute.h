@@ -87,7 +87,9 @@ struct DeviceObjectWant {
 /// be an AMDGPU ELF object of the asked architecture (e_flags; target IDs
 /// this does not know are not compared), made by the local compiler (its
 /// .comment holds the version line), defining a kernel descriptor
-/// (`<name>.kd`) for each of the kernels, as mangled names hold them.
+/// (`<name>.kd`) for each of the kernels, as mangled names hold them. LLVM
+/// bitcode (RDC, the new driver) must name the local compiler and each kernel
+/// (its architecture is not checked).
 std::string device_object_problem(std::string_view bytes, const DeviceObjectWant& want);
 
 /// `phc-ninja device-ii`: the two steps of a distributed device compile.

@@ -396,11 +396,131 @@ Status expand_wrapper(JobSet& set, const std::string& scratch) {
     return Ok{};
 }
 
+/// cc1 options of the preprocessor alone, each with its value: the driver
+/// gives them to the preprocess job and not to the compile of a preprocessed
+/// file (whose text they already shaped).
+bool preprocessor_option(std::string_view w) {
+    static const std::set<std::string_view> kWithValue = {"-D",
+                                                          "-U",
+                                                          "-I",
+                                                          "-include",
+                                                          "-imacros",
+                                                          "-isystem",
+                                                          "-iquote",
+                                                          "-idirafter",
+                                                          "-isysroot",
+                                                          "-internal-isystem",
+                                                          "-iprefix",
+                                                          "-iwithprefix",
+                                                          "-iwithprefixbefore",
+                                                          "-internal-externc-isystem",
+                                                          "-include-pch",
+                                                          "-cxx-isystem"};
+    return kWithValue.contains(w);
+}
+
+/// The compile job's own mode words (what it writes), which the preprocess
+/// job has as -E and -dD instead.
+bool mode_word(std::string_view w) {
+    return w == "-emit-obj" || w == "-emit-llvm-bc" || w == "-emit-llvm-uselists" ||
+           w == "-emit-llvm" || w == "-S" || w == "-E" || w == "-dD";
+}
+
+/// The device cc1 job among `jobs` (the only one of a one-architecture
+/// device-only command), or nullptr.
+const Job* device_cc1(const std::vector<Job>& jobs) {
+    const Job* found = nullptr;
+    for (const Job& j : jobs)
+        if (is_device_cc1(j)) {
+            if (found) return nullptr;
+            found = &j;
+        }
+    return found;
+}
+
+/// The words after a step's "--" (`phc-ninja device-ii ... -- WORDS`), the
+/// engine's words (icecc, distcc) taken off the front.
+std::vector<std::string> compiler_words(const std::vector<std::string>& argv) {
+    auto dash = std::find(argv.begin(), argv.end(), "--");
+    std::vector<std::string> words(dash == argv.end() ? argv.begin() : dash + 1, argv.end());
+    while (!words.empty() && (base_name(words[0]) == "icecc" || base_name(words[0]) == "distcc"))
+        words.erase(words.begin());
+    return words;
+}
+
+/// Why the preprocess job `pre` is not the driver's own preprocessing `ref`
+/// (the plain device step's command with -E), or "": they may differ only in
+/// the mode words, the output and the depfile options.
+std::string preprocess_differs(const Job& pre, const Job& ref) {
+    auto rest = [](const Job& j) {
+        Job r;
+        for (size_t i = 0; i < j.size(); ++i) {
+            if (mode_word(j[i])) continue;
+            if (auto n = depfile_option(j[i])) {
+                i += *n - 1;
+                continue;
+            }
+            if (j[i] == "-o" && i + 1 < j.size()) {
+                ++i;
+                continue;
+            }
+            r.push_back(j[i]);
+        }
+        return r;
+    };
+    const Job a = rest(ref), b = rest(pre);
+    if (occurrences(a) == occurrences(b)) return {};
+    const auto gone = missing(a, b), added = missing(b, a);
+    std::string why;
+    if (!gone.empty()) why = listed(gone) + " not carried";
+    if (!added.empty()) why += (why.empty() ? "" : "; ") + listed(added) + " added";
+    return job_name(pre) + " preprocessing for a farm: " +
+           (why.empty() ? "the same arguments in another order" : why);
+}
+
+/// The distributed shape's pair for one architecture as the one device job
+/// it stands for: the compile of the preprocessed file `compile` with its
+/// input and -main-file-name taken from the preprocess job `pre` (which reads
+/// the source) and the preprocessor options of `pre`, which shaped the text
+/// it compiles. compare_jobs() then holds it against the original's job.
+Result<Job> composed_device_job(const Job& pre, const Job& compile) {
+    Job out;
+    const std::string pre_input = pre.back(),
+                      pre_main = probe::job_word_after(pre, "-main-file-name");
+    for (size_t i = 0; i < compile.size(); ++i) {
+        if (i > 0 && compile[i - 1] == "-main-file-name") {
+            out.push_back(pre_main);
+        } else if (compile[i] == "-x" && i + 3 == compile.size() &&
+                   compile[i + 1] == "hip-cpp-output") {
+            out.insert(out.end(), {"-x", "hip", pre_input});
+            break;
+        } else {
+            out.push_back(compile[i]);
+        }
+    }
+    if (out.size() < 3 || out.back() != pre_input)
+        return make_error("the compile of the preprocessed file reads no -x hip-cpp-output input");
+    Job options;
+    for (size_t i = 1; i + 1 < pre.size(); ++i)
+        if (preprocessor_option(pre[i])) {
+            options.insert(options.end(), {pre[i], pre[i + 1]});
+            ++i;
+        }
+    out.insert(out.end() - 3, options.begin(), options.end());
+    return out;
+}
+
 /// The split's jobs for `plan`: the driver's for each step that runs it, the
 /// others as they are; --overlap-host's host object and placeholder mapped to
 /// the compile's output and the bundle. An Error names the step the driver
 /// refused.
-Result<JobSet> split_jobs(const Plan& plan, Jobs& jobs) {
+/// The driver's own preprocessing of each architecture's device step (the
+/// plain shape's command with -E), which the distributed shape's preprocess
+/// step must run.
+using PreprocessRefs = std::map<std::string, std::vector<std::string>>;
+
+Result<JobSet> split_jobs(const Plan& plan, Jobs& jobs, const std::string& scratch = {},
+                          const PreprocessRefs* refs = nullptr) {
     const compile::Analysis& a = plan.analysis;
     JobSet set;
     std::map<std::string, std::string> overlap; // host object -> output, placeholder -> bundle
@@ -413,10 +533,65 @@ Result<JobSet> split_jobs(const Plan& plan, Jobs& jobs) {
             overlap[after("--host")] = a.output;
             overlap[after("--placeholder")] = plan.bundle;
         }
+    JobSet pre; // the distributed shape: the last preprocess step's jobs
     for (const Step& s : plan.steps) {
         for (const std::string& out : s.outputs)
-            if (out != a.output) set.files.push_back(out);
+            if (out != a.output && s.kind != StepKind::Preprocess) set.files.push_back(out);
         if (s.kind == StepKind::Embed) continue;
+        if (s.kind == StepKind::Preprocess) {
+            pre = {};
+            if (auto st = jobs.add(pre, s.env, compiler_words(s.argv), a.work_dir()); !st)
+                return make_error("the preprocess step of " + s.arch +
+                                  " is refused by the driver: " + st.error().message);
+            auto ref_argv = refs ? refs->find(s.arch) : PreprocessRefs::const_iterator();
+            if (!refs || ref_argv == refs->end())
+                return make_error("no plain device step of " + s.arch + " to compare with");
+            JobSet ref;
+            if (auto st = jobs.add(ref, s.env, ref_argv->second, a.work_dir()); !st)
+                return make_error("the driver's preprocessing of " + s.arch + ": " +
+                                  st.error().message);
+            const Job* p = device_cc1(pre.jobs);
+            const Job* r = device_cc1(ref.jobs);
+            if (!p || !r)
+                return make_error("the preprocess step of " + s.arch + " runs no device job");
+            if (std::string why = preprocess_differs(*p, *r); !why.empty()) return make_error(why);
+            continue;
+        }
+        if (s.kind == StepKind::Device && s.argv.size() > 1 && s.argv[1] == "device-ii") {
+            // The compile of the preprocessed file, read from a stand-in (the
+            // preprocess step has not run): the pair must be the device job.
+            std::vector<std::string> words = compiler_words(s.argv);
+            const std::string input = s.inputs.empty() ? std::string() : s.inputs[0];
+            const std::string stand_in = scratch + "/farm-" + safe_arch(s.arch) + ".ii";
+            if (scratch.empty() || !util::write_file_atomic(stand_in, ""))
+                return make_error("no stand-in for the preprocessed file of " + s.arch);
+            for (std::string& w : words)
+                if (w == input) w = stand_in;
+            JobSet remote;
+            if (auto st = jobs.add(remote, s.env, words, a.work_dir()); !st)
+                return make_error("the farm's compile of " + s.arch +
+                                  " is refused by the driver: " + st.error().message);
+            const Job* p = device_cc1(pre.jobs);
+            const Job* c = device_cc1(remote.jobs);
+            if (!p || !c)
+                return make_error("the distributed device compile of " + s.arch +
+                                  " runs no single device job");
+            auto composed = composed_device_job(*p, *c);
+            if (!composed) return composed.error();
+            // The compile's other jobs (the old driver's device link of the
+            // code object) as they are; its unbundling of the file is the
+            // shape's own (device-ii checked the section it takes).
+            for (const Job& j : remote.jobs) {
+                if (&j == c)
+                    set.jobs.push_back(*composed);
+                else if (std::find(j.begin(), j.end(), "-unbundle") == j.end())
+                    set.jobs.push_back(j);
+            }
+            set.temp_dirs.insert(set.temp_dirs.end(), pre.temp_dirs.begin(), pre.temp_dirs.end());
+            set.temp_dirs.insert(set.temp_dirs.end(), remote.temp_dirs.begin(),
+                                 remote.temp_dirs.end());
+            continue;
+        }
         if (s.kind != StepKind::Device && s.kind != StepKind::Host) {
             set.jobs.push_back(s.argv);
             if (s.kind == StepKind::DeviceLink) // the new driver's code generation
@@ -449,36 +624,58 @@ Result<JobSet> split_jobs(const Plan& plan, Jobs& jobs) {
 
 namespace {
 
-/// The guard's verdicts for the plain shape and, when an objcopy is there to
-/// overlap with, the --overlap-host shape.
-std::pair<std::string, std::string> verdicts(const compile::Analysis& a,
-                                             const probe::ProbeResult& probe) {
+/// The guard's verdicts: the plain shape; when it agrees and an objcopy is
+/// there to overlap with, the --overlap-host shape; when it agrees and the
+/// compile's device steps can go to a farm, the distributed shape (each
+/// preprocess step and compile of its file together, as the device job).
+struct Verdicts {
+    std::string plain, overlap, distribute;
+};
+
+Verdicts verdicts(const compile::Analysis& a, const probe::ProbeResult& probe) {
     Jobs jobs;
     PlanOptions opts;
     opts.distribute = Engine::None;
     const Plan plain = make_plan(a, probe, opts);
     util::TempDir scratch("phc-guard");
-    if (scratch.path().empty()) return {"no scratch folder for the guard", {}};
+    if (scratch.path().empty()) return {"no scratch folder for the guard", {}, {}};
     JobSet original;
     const Step reference = reference_step(a, plain.cuid, a.output, a.depfile());
     if (auto st = jobs.add(original, reference.env, reference.argv, a.work_dir()); !st)
-        return {"the driver's own compile: " + st.error().message, {}};
+        return {"the driver's own compile: " + st.error().message, {}, {}};
     if (auto st = expand_wrapper(original, scratch.path()); !st)
-        return {"clang-linker-wrapper: " + st.error().message, {}};
+        return {"clang-linker-wrapper: " + st.error().message, {}, {}};
     auto split = split_jobs(plain, jobs);
-    std::string differ = split ? compare_jobs(original, *split) : split.error().message;
-    if (!differ.empty() || probe::objcopy().empty() || probe.rdc) return {differ, {}};
+    Verdicts v;
+    v.plain = split ? compare_jobs(original, *split) : split.error().message;
+    if (!v.plain.empty()) return v;
+    // icecc: the engine that takes any path (what it runs is the same).
+    opts.distribute = Engine::Icecc;
+    opts.private_dir = plain.private_dir;
+    if (const Plan farm = make_plan(a, probe, opts); farm.engine != Engine::None) {
+        PreprocessRefs refs;
+        for (const Step& s : plain.steps)
+            if (s.kind == StepKind::Device) {
+                refs[s.arch] = s.argv;
+                refs[s.arch].push_back("-E");
+            }
+        auto far = split_jobs(farm, jobs, scratch.path(), &refs);
+        v.distribute = far ? compare_jobs(original, *far) : far.error().message;
+    }
+    if (probe::objcopy().empty() || probe.rdc) return v;
+    opts.distribute = Engine::None;
     opts.overlap_host = true;
     auto overlapped = split_jobs(make_plan(a, probe, opts), jobs);
-    return {{}, overlapped ? compare_jobs(original, *overlapped) : overlapped.error().message};
+    v.overlap = overlapped ? compare_jobs(original, *overlapped) : overlapped.error().message;
+    return v;
 }
 
 } // namespace
 
 std::string jobs_differ(const compile::Analysis& a, const probe::ProbeResult& probe,
                         bool overlap_host) {
-    auto [plain, overlap] = verdicts(a, probe);
-    return overlap_host && plain.empty() ? overlap : plain;
+    Verdicts v = verdicts(a, probe);
+    return overlap_host && v.plain.empty() ? v.overlap : v.plain;
 }
 
 Result<probe::ProbeResult> run_guarded_probe(const probe::ProbeRequest& req) {
@@ -492,7 +689,10 @@ Result<probe::ProbeResult> run_guarded_probe(const probe::ProbeRequest& req) {
         compile::analyze(std::move(command), compile::AnalyzeInput{req.cwd, {}, {}});
     probe::apply_probe(a, *r);
     if (!a.decision.split()) return r;
-    std::tie(r->jobs_differ, r->overlap_differs) = verdicts(a, *r);
+    Verdicts v = verdicts(a, *r);
+    r->jobs_differ = std::move(v.plain);
+    r->overlap_differs = std::move(v.overlap);
+    r->distribute_differs = std::move(v.distribute);
     return r;
 }
 

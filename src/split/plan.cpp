@@ -258,12 +258,22 @@ std::pair<Engine, std::string> distribution(const compile::Analysis& a,
     const Engine e = opts.distribute.value_or(engine_of(a.command));
     if (e == Engine::None) return {e, {}};
     const std::string name(engine_name(e));
-    if (probe.driver != probe::DriverKind::Old || !probe.codegen.empty() ||
-        !probe.embed_option.empty())
-        return {Engine::None, "the new offload driver's device steps are not sent to " + name};
+    // The new driver's device compiles (to bitcode, then its code generation
+    // step or the packed bitcode) go as the old driver's do, spelled as
+    // new_driver_words() says; any other new-driver shape stays local.
+    const bool old_shape = probe.driver == probe::DriverKind::Old && probe.codegen.empty() &&
+                           probe.embed_option.empty();
+    const bool new_shape = probe.driver == probe::DriverKind::New &&
+                           (!probe.codegen.empty() || !probe.embed_option.empty());
+    if (!old_shape && !new_shape)
+        return {Engine::None, "this shape of the new offload driver's device steps is not sent "
+                              "to " +
+                                  name};
     if (a.rsp)
         return {Engine::None,
                 "the compile reads response files, which " + name + " does not expand"};
+    if (!probe.distribute_differs.empty())
+        return {Engine::None, "jobs-differ: " + probe.distribute_differs};
     // hipcc 5.2.3 passes --offload-arch= on only for inputs it takes for HIP
     // sources: the compile of the preprocessed file then has no kernels (seen).
     if (a.command.compiler == compile::CompilerKind::Hipcc)
@@ -274,6 +284,20 @@ std::pair<Engine, std::string> distribution(const compile::Analysis& a,
                               "with 'c', and the preprocessed files' folder is " +
                                   pp_dir};
     return {e, {}};
+}
+
+/// The new driver's device compile, distributed: the new driver does not read
+/// a preprocessed file as device code (it compiles `-x hip-cpp-output` for
+/// the host), so both the preprocess and the compile of the preprocessed file
+/// run through the old driver (`--no-offload-new-driver`), handing its cc1
+/// job the one argument the new driver's own has beside it
+/// (`-Xclang --offload-new-driver`): the preprocess job is then the new
+/// driver's, and the compile's bitcode is its device step's (checked with
+/// clang 22, RDC and not; tests/e2e/distribute_distcc.sh compares every
+/// output with the local split's).
+std::vector<std::string> new_driver_words(const probe::ProbeResult& probe) {
+    if (probe.driver != probe::DriverKind::New) return {};
+    return {"--no-offload-new-driver", "-Xclang", "--offload-new-driver"};
 }
 
 /// The words that run the engine: the compile's launcher when it is the
@@ -302,6 +326,8 @@ Step preprocess_step(const compile::Analysis& a, const Plan& plan, const probe::
     // -dD: the file keeps its #defines, for phc-ninja device-ii's screen
     // (split/distribute.h: a pragma naming a macro makes it compile locally).
     e.append.insert(e.append.end(), {"-E", "-dD", "--offload-device-only", "--gpu-bundle-output"});
+    for (std::string& w : new_driver_words(probe))
+        e.append.push_back(std::move(w));
     if (!plan.cuid.empty()) e.append.push_back("-cuid=" + plan.cuid);
     s.argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
               "device-ii",
@@ -323,7 +349,8 @@ Step preprocess_step(const compile::Analysis& a, const Plan& plan, const probe::
 /// joined to -x and directly before the input (neither engine reads a joined
 /// -x; distcc wants the next word to start with 'c'); the driver drops -cuid=
 /// for preprocessed input, so the CUID goes to its cc1 job.
-Step remote_device_step(const compile::Analysis& a, const Plan& plan, const std::string& arch,
+Step remote_device_step(const compile::Analysis& a, const Plan& plan,
+                        const probe::ProbeResult& probe, const std::string& arch,
                         const std::string& pp, Engine engine, const PlanOptions& opts) {
     const std::string object = plan.private_dir + "/" + safe_arch(arch) + ".o";
     Step s = step_of(a, StepKind::Device, {pp}, {object}, arch);
@@ -335,6 +362,7 @@ Step remote_device_step(const compile::Analysis& a, const Plan& plan, const std:
     local.drop_deps = true;
     if (!a.explicit_output) local.append = {"-o", object};
     local.append.insert(local.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
+    if (probe.driver == probe::DriverKind::New) local.append.push_back("-emit-llvm");
     if (!plan.cuid.empty()) local.append.push_back("-cuid=" + plan.cuid);
     Edit e{arch, false, object, {}, {}};
     e.drop_deps = true;
@@ -342,6 +370,11 @@ Step remote_device_step(const compile::Analysis& a, const Plan& plan, const std:
     e.drop_compile = true; // appended, before the input
     if (!a.explicit_output) e.append = {"-o", object};
     e.append.insert(e.append.end(), {"--offload-device-only", "--no-gpu-bundle-output"});
+    if (probe.driver == probe::DriverKind::New) {
+        for (std::string& w : new_driver_words(probe))
+            e.append.push_back(std::move(w));
+        e.append.push_back("-emit-llvm");
+    }
     if (!plan.cuid.empty()) e.append.insert(e.append.end(), {"-Xclang", "-cuid=" + plan.cuid});
     e.append.insert(e.append.end(), {"-c", "-xhip-cpp-output", pp});
     s.argv = {opts.tool.empty() ? util::self_exe() : opts.tool,
@@ -659,7 +692,7 @@ Plan make_plan(compile::Analysis a, const probe::ProbeResult& probe, const PlanO
             // The compile reads only the file its preprocess step wrote and checked.
             const std::string pp = pp_dir + "/" + safe_arch(arch) + ".ii";
             plan.steps.push_back(preprocess_step(a, plan, probe, arch, pp, opts));
-            plan.steps.push_back(remote_device_step(a, plan, arch, pp, plan.engine, opts));
+            plan.steps.push_back(remote_device_step(a, plan, probe, arch, pp, plan.engine, opts));
         } else {
             plan.steps.push_back(device_step(a, plan, probe, arch, opts));
         }

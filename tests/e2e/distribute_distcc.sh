@@ -134,6 +134,9 @@ if grep "clang-offload-bundler" dist/build.ninja | sed -E 's/.* -- //; s/^ *(com
   grep -Eq '^([^ ]*/)?distcc '; then fail "the bundler is wrapped"; fi
 (cd dist && ninja >../dist.build 2>&1) || fail "distributed build failed: $(cat dist.build)"
 expect_eq "device compiles run by distccd" 6 "$(remote_runs)"
+# Every object the farm returned was used (r.o's RDC bitcode too).
+! grep -q "compiling it here instead" dist.build ||
+  fail "what the farm returned was refused: $(grep "here instead" dist.build)"
 expect_eq "device compiles of p.hip told to run locally" 2 \
   "$(grep -c "p\.o\.phc/gfx9.*the pragma '#pragma pack(PK)' names the macro PK.*runs locally" dist.build || true)"
 same dist local
@@ -185,14 +188,23 @@ expect_eq "device compiles of gen's build run by distccd" $((before + 6)) "$(rem
 for o in k.o m.o r.o; do cmp "gen/$o" "local/$o" || fail "gen/$o differs from the local split's"; done
 pass "gen --distribute distcc: 6 remote device compiles, objects identical"
 
-# --- clang 19 and clang 22 (old driver): the same shape, identical objects ------
+# --- clang 19 and clang 22 (old driver), clang 22's new driver: the same shape ---
 SHIM="-mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64"
 # (By name: distccd runs only the compilers of its allow-list, /usr/lib/distcc.)
-for cc in clang++-19 clang++-22; do
+# The new driver's device compiles go to the farm as bitcode (the old driver
+# compiles the preprocessed file, with the new driver's cc1 argument), with a
+# target ID that carries a feature; its code generation and bundle run here.
+for variant in clang++-19 clang++-22 clang++-22-new; do
+  cc=${variant%-new}
   command -v "$cc" >/dev/null || continue
-  v=$cc
-  shim=""
-  [ "$v" = clang++-22 ] && shim=$SHIM
+  v=$variant
+  shim="" archs=$two devices="k.o.phc/gfx906.o r.o.phc/gfx90a.o"
+  [ "$cc" = clang++-22 ] && shim=$SHIM
+  if [ "$v" = clang++-22-new ]; then
+    shim="$SHIM --offload-new-driver"
+    archs="--offload-arch=gfx906 --offload-arch=gfx90a:xnack+"
+    devices="k.o.phc/gfx906.o k.o.phc/gfx90a-xnack+.img r.o.phc/gfx90a-xnack+.o r.o.phc/device.pkg"
+  fi
   mkdir -p "$v-local" "$v-dist"
   for d in "$v-local" "$v-dist"; do
     cat >"$d/build.ninja" <<R
@@ -201,21 +213,30 @@ rule hip
   depfile = \$out.d
   deps = gcc
 build k.o: hip ../src/k.hip
-  flags = $two
+  flags = $archs
 build r.o: hip ../src/r.hip
-  flags = -I../inc -fgpu-rdc $two
+  flags = -I../inc -fgpu-rdc $archs
 R
   done
   (cd "$v-local" && "$PHC" regen -q && ninja >/dev/null) || fail "$v: local split build failed"
   before=$(remote_runs)
-  (cd "$v-dist" && "$PHC" regen -q --distribute distcc && ninja >/dev/null 2>&1) ||
-    fail "$v: distributed build failed"
+  (cd "$v-dist" && "$PHC" regen --distribute distcc >../"$v".regen && ninja >../"$v".build 2>&1) ||
+    fail "$v: distributed build failed: $(cat "$v".regen "$v".build)"
+  grep -q "4 device compiles sent to distcc" "$v".regen || fail "$v: regen says: $(cat "$v".regen)"
   expect_eq "$v device compiles run by distccd" $((before + 4)) "$(remote_runs)"
-  for o in k.o r.o k.o.phc/gfx906.o r.o.phc/gfx90a.o; do
+  ! grep -q "compiling it here instead" "$v".build ||
+    fail "$v: what the farm returned was refused: $(grep "here instead" "$v".build)"
+  for o in k.o r.o $devices; do
+    [ -f "$v-local/$o" ] || fail "$v: the local split wrote no $o"
     cmp "$v-dist/$o" "$v-local/$o" || fail "$v: $o differs from the local split's"
   done
-  pass "$v: 4 remote device compiles, objects identical to the local split's"
+  pass "$v: 4 remote device compiles, their objects used, outputs identical to the local split's"
 done
+if command -v clang++-22 >/dev/null; then
+  "$PHC" check -C clang++-22-new-local k.o r.o >check22.out 2>&1 ||
+    fail "clang 22's new-driver local split is not the driver's: $(cat check22.out)"
+  pass "clang 22 new driver: the local split's objects (and so the farm's) are the driver's own"
+fi
 
 # --- the trap: an unbundled preprocessed file never becomes a code object ----
 mkdir -p trapbin trap

@@ -474,4 +474,18 @@ TEST_CASE("distribute: an object from a farm is checked: AMDGPU, the architectur
     CHECK(split::device_object_problem(
               amdgpu(224, 0x2f, "Debian clang version 15.0.7", "_Z5otherPf.kd"), want) ==
           "no kernel scale in it, which the source defines");
+    // Bitcode (RDC, the new driver): the compiler's ident and the kernel names
+    // are plain bytes of its metadata and string table blobs.
+    const std::string bc = std::string("BC\xC0\xDE", 4) + std::string(8, '\x35') +
+                           "Debian clang version 15.0.7" + std::string(3, '\0') + "_Z5scalePf";
+    CHECK(split::device_object_problem(bc, want) == "");
+    CHECK(split::device_object_problem(std::string("\xDE\xC0\x17\x0B", 4) + bc, want) == "");
+    CHECK(split::device_object_problem(bc.substr(0, bc.size() - 10) + "_Z5otherPf", want) ==
+          "no kernel scale in it, which the source defines");
+    std::string other = bc;
+    other.replace(other.find("15.0.7"), 6, "19.1.0");
+    CHECK(split::device_object_problem(other, want) ==
+          "bitcode made by another compiler (it does not name Debian clang version 15.0.7)");
+    CHECK(split::device_object_problem(std::string("BD\xC0\xDE", 4) + "xx", want)
+              .starts_with("not an object"));
 }
