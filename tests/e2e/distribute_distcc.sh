@@ -236,6 +236,25 @@ if command -v clang++-22 >/dev/null; then
   "$PHC" check -C clang++-22-new-local k.o r.o >check22.out 2>&1 ||
     fail "clang 22's new-driver local split is not the driver's: $(cat check22.out)"
   pass "clang 22 new driver: the local split's objects (and so the farm's) are the driver's own"
+  # The guard of the distributed shape can fail: a compiler that compiles a
+  # preprocessed file otherwise (-O1 after the command's -O2), and says so in
+  # its -### too, keeps its device compiles local, naming the argument.
+  mkdir -p farmshim
+  cat >farmshim/clang++ <<'S'
+#!/bin/sh
+case " $* " in *" -xhip-cpp-output "*) exec clang++-22 "$@" -O1 ;; esac
+exec clang++-22 "$@"
+S
+  chmod +x farmshim/clang++
+  sed "s#command = clang++-22 #command = $dir/farmshim/clang++ #" clang++-22-new-local/build.ninja.cmake \
+    >farmshim/build.ninja
+  grep -q farmshim/clang++ farmshim/build.ninja || fail "no shim in the manifest"
+  (cd farmshim && "$PHC" regen --distribute distcc --explain) >farmshim.out 2>&1 ||
+    fail "regen of the shim's build failed: $(cat farmshim.out)"
+  grep -q "device compiles local: jobs-differ: clang -cc1 (gfx[0-9a-z:+]*): -O2 .*not carried; -O1 added" \
+    farmshim.out || fail "the farm's different compile was not seen: $(cat farmshim.out)"
+  grep -q "device compiles sent" farmshim.out && fail "a device compile of the shim went to the farm"
+  pass "the guard keeps local the device compiles a farm would compile otherwise, naming the argument"
 fi
 
 # --- the trap: an unbundled preprocessed file never becomes a code object ----
