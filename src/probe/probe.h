@@ -75,6 +75,10 @@ struct ProbeResult {
     /// step and the farm's compile of its file, together), when the plain
     /// shape agrees: such a compile keeps its device compiles local.
     std::string distribute_differs;
+    /// Whether distribute_differs was worked out: only for a request that
+    /// asks for it (ProbeRequest::farm); a cached entry without it is probed
+    /// again when a farm is asked for.
+    bool distribute_checked = false;
 
     /// Placeholder in bundler_args: kInputToken + "<k>@" is archs[k]'s object ("-input=..."
     /// for the bundler, "--image=file=...,arch=..." for the packer).
@@ -121,6 +125,9 @@ struct ProbeRequest {
     std::vector<std::string> env;  ///< NAME=value assignments to run it with
     std::vector<std::string> argv; ///< the compile command
     std::string cwd;               ///< where it runs ("" = current directory)
+    /// The device compiles may go to a farm: the guard checks that shape too
+    /// (it costs two driver runs per architecture, so only when asked).
+    bool farm = false;
 };
 
 /// The probe key: compiler path, size and mtime, plus driver-relevant flags (and,
@@ -227,8 +234,9 @@ private:
     std::map<std::string, Result<std::vector<std::string>>> heads_;
     /// Keys whose entry fits (checked, or probed by this cache): not checked again.
     std::set<std::string> checked_;
-    bool warned_ = false;  ///< something was said about the cache file (once)
-    bool foreign_ = false; ///< the cache file is not a regular file: never written
+    std::set<std::string> farm_probed_; ///< keys probed for a farm request in this process
+    bool warned_ = false;               ///< something was said about the cache file (once)
+    bool foreign_ = false;              ///< the cache file is not a regular file: never written
     size_t probes_run_ = 0;
 };
 

@@ -32,7 +32,7 @@ using nlohmann::json;
 /// 4: codegen (the new driver's per-architecture code generation); 5: embed_option
 /// (the new driver's RDC packer) and uses_cuid; 6: device_libraries; 7: jobs_differ
 /// and overlap_differs (the plan-time guard: entries made before it are probed again);
-/// 8: distribute_differs (the guard of the distributed shape).
+/// 8: distribute_differs and distribute_checked (the guard of the distributed shape).
 constexpr int kFormat = 8;
 
 std::string_view driver_name(DriverKind d) {
@@ -55,7 +55,8 @@ json to_json(const ProbeResult& r) {
                 {"device_libraries", r.device_libraries},
                 {"jobs_differ", r.jobs_differ},
                 {"overlap_differs", r.overlap_differs},
-                {"distribute_differs", r.distribute_differs}};
+                {"distribute_differs", r.distribute_differs},
+                {"distribute_checked", r.distribute_checked}};
 }
 
 ProbeResult from_json(const json& j) {
@@ -77,6 +78,7 @@ ProbeResult from_json(const json& j) {
     r.jobs_differ = j.at("jobs_differ").get<std::string>();
     r.overlap_differs = j.at("overlap_differs").get<std::string>();
     r.distribute_differs = j.at("distribute_differs").get<std::string>();
+    r.distribute_checked = j.at("distribute_checked").get<bool>();
     return r;
 }
 
@@ -416,7 +418,11 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     const std::string key = probe_key_with(*head->second, req.argv);
     if (auto it = entries_.find(key); it != entries_.end()) {
         // The architectures are part of the key, so one check per key suffices.
-        if (checked_.contains(key) || fits(it->second, req)) {
+        // A farm request needs the guard's verdict on the distributed shape:
+        // an entry without it is probed again (once: a prober without the
+        // guard never gives one).
+        if ((checked_.contains(key) || fits(it->second, req)) &&
+            (!req.farm || it->second.distribute_checked || farm_probed_.contains(key))) {
             checked_.insert(key);
             return it->second;
         }
@@ -431,6 +437,7 @@ Result<ProbeResult> ProbeCache::get(const ProbeRequest& req) {
     }
     entries_[key] = *r;
     checked_.insert(key);
+    if (req.farm) farm_probed_.insert(key);
     // A cache that cannot be written must never break a build: the probe stands.
     if (auto s = save(key, *r); !s) warn("probe cache not saved (" + s.error().message + ")");
     return r;

@@ -632,7 +632,7 @@ struct Verdicts {
     std::string plain, overlap, distribute;
 };
 
-Verdicts verdicts(const compile::Analysis& a, const probe::ProbeResult& probe) {
+Verdicts verdicts(const compile::Analysis& a, const probe::ProbeResult& probe, bool farm) {
     Jobs jobs;
     PlanOptions opts;
     opts.distribute = Engine::None;
@@ -652,14 +652,18 @@ Verdicts verdicts(const compile::Analysis& a, const probe::ProbeResult& probe) {
     // icecc: the engine that takes any path (what it runs is the same).
     opts.distribute = Engine::Icecc;
     opts.private_dir = plain.private_dir;
-    if (const Plan farm = make_plan(a, probe, opts); farm.engine != Engine::None) {
+    probe::ProbeResult unchecked = probe; // the shape as it would be planned, before its verdict
+    unchecked.distribute_checked = true;
+    unchecked.distribute_differs.clear();
+    if (const Plan far_plan = farm ? make_plan(a, unchecked, opts) : Plan();
+        far_plan.engine != Engine::None) {
         PreprocessRefs refs;
         for (const Step& s : plain.steps)
             if (s.kind == StepKind::Device) {
                 refs[s.arch] = s.argv;
                 refs[s.arch].push_back("-E");
             }
-        auto far = split_jobs(farm, jobs, scratch.path(), &refs);
+        auto far = split_jobs(far_plan, jobs, scratch.path(), &refs);
         v.distribute = far ? compare_jobs(original, *far) : far.error().message;
     }
     if (probe::objcopy().empty() || probe.rdc) return v;
@@ -674,7 +678,7 @@ Verdicts verdicts(const compile::Analysis& a, const probe::ProbeResult& probe) {
 
 std::string jobs_differ(const compile::Analysis& a, const probe::ProbeResult& probe,
                         bool overlap_host) {
-    Verdicts v = verdicts(a, probe);
+    Verdicts v = verdicts(a, probe, false);
     return overlap_host && v.plain.empty() ? v.overlap : v.plain;
 }
 
@@ -689,10 +693,11 @@ Result<probe::ProbeResult> run_guarded_probe(const probe::ProbeRequest& req) {
         compile::analyze(std::move(command), compile::AnalyzeInput{req.cwd, {}, {}});
     probe::apply_probe(a, *r);
     if (!a.decision.split()) return r;
-    Verdicts v = verdicts(a, *r);
+    Verdicts v = verdicts(a, *r, req.farm);
     r->jobs_differ = std::move(v.plain);
     r->overlap_differs = std::move(v.overlap);
     r->distribute_differs = std::move(v.distribute);
+    r->distribute_checked = req.farm;
     return r;
 }
 

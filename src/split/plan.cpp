@@ -274,6 +274,8 @@ std::pair<Engine, std::string> distribution(const compile::Analysis& a,
                 "the compile reads response files, which " + name + " does not expand"};
     if (!probe.distribute_differs.empty())
         return {Engine::None, "jobs-differ: " + probe.distribute_differs};
+    if (!probe.distribute_checked)
+        return {Engine::None, "the plan-time guard did not check the distributed shape"};
     // hipcc 5.2.3 passes --offload-arch= on only for inputs it takes for HIP
     // sources: the compile of the preprocessed file then has no kernels (seen).
     if (a.command.compiler == compile::CompilerKind::Hipcc)
@@ -734,6 +736,7 @@ Result<Plan> plan(compile::Analysis a, probe::ProbeCache& probes, const PlanOpti
         return p;
     }
     probe::ProbeRequest req{a.command.env, a.expanded, a.work_dir()};
+    req.farm = opts.distribute.value_or(engine_of(a.command)) != Engine::None;
     auto probe = probes.get(req);
     if (!probe) return probe.error();
     probe::apply_probe(a, *probe);

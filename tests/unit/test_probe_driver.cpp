@@ -394,6 +394,16 @@ TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
         REQUIRE(r.ok());
         CHECK(again.probes_run() == 0);
         CHECK(r->bundler == fake.bundler);
+        // A farm request needs the guard's verdict on the distributed shape,
+        // which the entry (made without a farm) does not hold: probed again,
+        // once (this prober has no guard, so the verdict stays missing).
+        ProbeRequest farm = b;
+        farm.farm = true;
+        REQUIRE(again.get(farm).ok());
+        CHECK(again.probes_run() == 1);
+        REQUIRE(again.get(farm).ok());
+        REQUIRE(again.get(b).ok());
+        CHECK(again.probes_run() == 1);
     }
     REQUIRE(util::write_file_atomic(file, "{not json").ok());
     ProbeCache corrupt(file);
@@ -403,7 +413,7 @@ TEST_CASE("probe cache: one probe per key, kept on disk; failures are errors") {
     // each real probe.
     auto runs = util::read_file(dir + "/runs");
     REQUIRE(runs.ok());
-    CHECK(runs->size() == 4 * 6);
+    CHECK(runs->size() == 4 * 9); // three probes: a, the farm request, the corrupt file's
 
     // A cache file that cannot be written (its folder is a file) loses nothing but
     // the file: the probe result is returned, and kept in memory.
