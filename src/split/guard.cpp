@@ -485,8 +485,8 @@ std::string preprocess_differs(const Job& pre, const Job& ref) {
 /// it compiles. compare_jobs() then holds it against the original's job.
 Result<Job> composed_device_job(const Job& pre, const Job& compile) {
     Job out;
-    const std::string pre_input = pre.back(),
-                      pre_main = probe::job_word_after(pre, "-main-file-name");
+    const std::string& pre_input = pre.back();
+    const std::string pre_main = probe::job_word_after(pre, "-main-file-name");
     for (size_t i = 0; i < compile.size(); ++i) {
         if (i > 0 && compile[i - 1] == "-main-file-name") {
             out.push_back(pre_main);
