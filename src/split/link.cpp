@@ -504,6 +504,20 @@ std::string packer_beside(const std::string& wrapper) {
     return {};
 }
 
+/// Every word of `jobs` naming a file of `names` (whole, or after '=') names
+/// what it maps to.
+void rename_files(std::vector<std::vector<std::string>>& jobs,
+                  const std::vector<std::pair<std::string, std::string>>& names) {
+    for (auto& job : jobs)
+        for (std::string& w : job)
+            for (const auto& [from, to] : names) {
+                if (w == from)
+                    w = to;
+                else if (w.ends_with("=" + from))
+                    w = w.substr(0, w.size() - from.size()) + to;
+            }
+}
+
 /// Static archives among the inputs of a link planned before they are built:
 /// the driver unbundles an archive input's device code only when the file
 /// is an archive (clang 19 reads its magic), so it is asked with an empty
@@ -536,16 +550,7 @@ public:
     bool ok() const { return !failed_; }
 
     /// Every word of `jobs` naming a stand-in (whole, or after '=') names its input again.
-    void restore(std::vector<std::vector<std::string>>& jobs) const {
-        for (auto& job : jobs)
-            for (std::string& w : job)
-                for (const auto& [stand_in, input] : back_) {
-                    if (w == stand_in)
-                        w = input;
-                    else if (w.ends_with("=" + stand_in))
-                        w = w.substr(0, w.size() - stand_in.size()) + input;
-                }
-    }
+    void restore(std::vector<std::vector<std::string>>& jobs) const { rename_files(jobs, back_); }
 
 private:
     std::vector<std::pair<std::string, std::string>> back_; ///< stand-in, input
@@ -582,6 +587,7 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
         auto packed = util::run_capture(pack);
         if (!packed || packed->exit_code != 0)
             return make_error("'" + packer + "' cannot pack stand-in device code");
+        run.inputs.push_back(job[i]);
         job[i] = stand_in;
         run.stand_ins.push_back(so);
     }
@@ -595,6 +601,59 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
         return make_error("clang-linker-wrapper --dry-run failed: " + ran->err.substr(0, 300));
     run.jobs = probe::wrapper_jobs(ran->err + ran->out);
     return run;
+}
+
+/// The wrapper's dry run of the new driver's host link step, the last of
+/// `plan`: the split objects' stand-ins as dry_run_wrapper makes them, and in
+/// place of each device link's image a code object of its architecture (the
+/// wrapper reads the architecture from the image), named back as the plan
+/// names the image.
+Result<WrapperRun> dry_run_host(const LinkPlan& plan, const FindSplitObject& find) {
+    std::vector<std::string> job = plan.steps.back().argv;
+    util::TempDir images("phc-img");
+    if (images.path().empty()) return make_error("cannot create a scratch directory");
+    const std::string clang = job[0].substr(0, job[0].rfind('/') + 1) + "clang";
+    std::vector<std::pair<std::string, std::string>> back; // stand-in, the plan's image
+    for (const Step& s : plan.steps) {
+        if (s.kind != StepKind::DeviceLink || s.outputs.size() != 1) continue;
+        const std::string stand_in = images.path() + "/" + safe_arch(s.arch) + ".img";
+        auto made =
+            util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", s.arch,
+                               "-emit-obj", "-o", stand_in, "-x", "c", "/dev/null"});
+        if (!made || made->exit_code != 0)
+            return make_error("'" + clang + "' cannot write a stand-in image for " + s.arch);
+        for (std::string& w : job)
+            if (w == "--override-image=hip=" + s.outputs[0]) w = "--override-image=hip=" + stand_in;
+        back.emplace_back(stand_in, s.outputs[0]);
+    }
+    util::TempDir scratch("phc-link");
+    auto run = dry_run_wrapper(job, plan.analysis, find, scratch);
+    if (run) rename_files(run->jobs, back);
+    return run;
+}
+
+/// `plan` when the guard finds its jobs the driver's (link_jobs_differ), else
+/// the link left alone with the difference. `wrapper`: the new driver's dry
+/// run of the original wrapper job.
+LinkPlan guarded(LinkPlan plan, const probe::DriverJobs& jobs, const FindSplitObject& find,
+                 const WrapperRun* wrapper = nullptr) {
+    if (!plan.split()) return plan;
+    std::string why;
+    std::optional<WrapperRun> host;
+    if (wrapper) {
+        auto h = dry_run_host(plan, find);
+        if (h)
+            host = std::move(*h);
+        else
+            why = "clang-linker-wrapper: its dry run given the device links' images failed: " +
+                  h.error().message;
+    }
+    if (why.empty()) why = link_jobs_differ(plan, jobs, find, wrapper, host ? &*host : nullptr);
+    if (why.empty()) return plan;
+    plan.steps.clear();
+    plan.archs.clear();
+    plan.analysis.decision = {compile::Reason::JobsDiffer, std::move(why)};
+    return plan;
 }
 
 /// A link whose device inputs are decided when it runs (wrapper_plan.h): the
@@ -710,7 +769,7 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
     if (wrapper == jobs->jobs.end()) {
         if (inputs == LinkInputs::Present) {
             if (!missing.empty()) return left_alone(std::move(a), missing);
-            return make_link_plan(std::move(a), *jobs, find, private_dir);
+            return guarded(make_link_plan(std::move(a), *jobs, find, private_dir), *jobs, find);
         }
         // The driver looked for device libraries now; the link looks when it
         // runs. When that may find others, the link is planned when it runs.
@@ -730,7 +789,7 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
             const std::vector<std::string> link = a.command.argv;
             return deferred_link_plan(std::move(a), link, private_dir, true);
         }
-        return make_link_plan(std::move(a), *jobs, find, private_dir);
+        return guarded(make_link_plan(std::move(a), *jobs, find, private_dir), *jobs, find);
     }
     if (inputs == LinkInputs::Present || !unknown_device_input(a, find).empty()) {
         // Device code not all from split objects: decided when the link runs.
@@ -742,7 +801,8 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
     }
     auto run = dry_run_wrapper(*wrapper, a, find, scratch);
     if (!run) return run.error();
-    return make_link_plan(std::move(a), *jobs, find, private_dir, &*run);
+    return guarded(make_link_plan(std::move(a), *jobs, find, private_dir, &*run), *jobs, find,
+                   &*run);
 }
 
 } // namespace phc::split

@@ -41,8 +41,9 @@ using FindSplitObject = std::function<const SplitObject*(const std::string&)>;
 struct WrapperRun {
     std::vector<std::vector<std::string>> jobs; ///< its commands, in order
     std::string temp_dir;                       ///< prefix of its temporary files
-    /// Stand-in k (inputs named "phcobj<k>") is this split object's.
+    /// Stand-in k (inputs named "phcobj<k>") is this split object's,
     std::vector<const SplitObject*> stand_ins;
+    std::vector<std::string> inputs; ///< named so by the link
 };
 
 /// How a link's inputs are known when it is planned.
@@ -83,6 +84,18 @@ std::string unknown_library(const compile::LinkAnalysis& a,
 LinkPlan make_link_plan(compile::LinkAnalysis a, const probe::DriverJobs& jobs,
                         const FindSplitObject& find, const std::string& private_dir = {},
                         const WrapperRun* wrapper = nullptr);
+
+/// The plan-time guard of a link's plan (link_guard.cpp): "" when the jobs its
+/// steps run are the driver's `driver` jobs, else the first difference, naming
+/// the job and the argument. Only what the plan changes on purpose is mapped:
+/// file names, an unbundle of a split object (its compile's files of the same
+/// targets instead), the fat binary's assembly (piped or asked for when the
+/// step runs). For the new driver the wrapper's job is compared as its dry runs
+/// say: `wrapper`, of the original job, and `host`, of the host link step with
+/// stand-ins of the device links' images.
+std::string link_jobs_differ(const LinkPlan& plan, const probe::DriverJobs& driver,
+                             const FindSplitObject& find, const WrapperRun* wrapper = nullptr,
+                             const WrapperRun* host = nullptr);
 
 /// Runs the driver's `-###` for a link analysed as Split (and, for the new
 /// driver, clang-linker-wrapper's --dry-run) and plans it, its own files in

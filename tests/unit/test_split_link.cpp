@@ -269,3 +269,106 @@ TEST_CASE("link plan: a response file that is no regular file leaves the link al
     CHECK(p->analysis.decision.text ==
           "the driver cannot be asked for the link's jobs: flags.rsp: not a regular file");
 }
+
+TEST_CASE("link guard: the plan's jobs are the driver's; a dropped, added or misread word is "
+          "named") {
+    const SplitObject a{"a.o.phc", {"gfx906", "gfx90a"}};
+    auto find = [&](const std::string& path) { return path == "a.o" ? &a : nullptr; };
+    const probe::DriverJobs driver = phc::test::clang15_link_jobs();
+    LinkPlan p = make_link_plan(link(), driver, find);
+    REQUIRE(p.split());
+    CHECK(link_jobs_differ(p, driver, find) == "");
+    auto step = [&](LinkPlan& q, StepKind k, size_t nth = 0) -> Step& {
+        for (Step& s : q.steps)
+            if (s.kind == k && nth-- == 0) return s;
+        FAIL("no such step");
+        return q.steps.front();
+    };
+    SUBCASE("a word a device link drops") {
+        Step& d = step(p, StepKind::DeviceLink, 1);
+        d.argv.erase(std::find(d.argv.begin(), d.argv.end(), "-shared"));
+        CHECK(link_jobs_differ(p, driver, find) == "lld (gfx90a): -shared not carried");
+    }
+    SUBCASE("a word the host link adds") {
+        step(p, StepKind::HostLink).argv.push_back("-s");
+        CHECK(link_jobs_differ(p, driver, find) == "ld: -s added");
+    }
+    SUBCASE("a device link reading another architecture's part of a split object") {
+        Step& d = step(p, StepKind::DeviceLink, 0);
+        std::replace(d.argv.begin(), d.argv.end(), std::string("a.o.phc/gfx906.o"),
+                     std::string("a.o.phc/gfx90a.o"));
+        CHECK(link_jobs_differ(p, driver, find).starts_with("lld (gfx906): "));
+    }
+    SUBCASE("the host link reading a device part") {
+        Step& h = step(p, StepKind::HostLink);
+        std::replace(h.argv.begin(), h.argv.end(), std::string("a.o.phc/host.o"),
+                     std::string("a.o.phc/gfx906.o"));
+        CHECK(link_jobs_differ(p, driver, find).starts_with("ld: "));
+    }
+    SUBCASE("the fat binary's assembler, inside its script") {
+        Step& f = step(p, StepKind::FatbinObject);
+        f.argv[2] += " --no-warn";
+        CHECK(link_jobs_differ(p, driver, find) == "llvm-mc: --no-warn added");
+    }
+    SUBCASE("a job the plan does not run") {
+        p.steps.erase(p.steps.begin() +
+                      static_cast<long>(&step(p, StepKind::Unbundle) - p.steps.data()));
+        const std::string why = link_jobs_differ(p, driver, find);
+        CHECK(why.starts_with("clang-offload-bundler: "));
+        CHECK(why.find("-input=b.o") != std::string::npos);
+        CHECK(why.find("-unbundle") != std::string::npos);
+    }
+}
+
+TEST_CASE("link guard: the new driver's host link given the images runs the wrapper's own "
+          "bundling and link") {
+    const SplitObject a{"a.o.phc", {"gfx906", "gfx90a"}}, b{"b.o.phc", {"gfx906", "gfx90a"}};
+    auto find = [](const std::string&) { return static_cast<const SplitObject*>(nullptr); };
+    auto find_ab = [&](const std::string& path) {
+        return path == "a.o" ? &a : path == "b.o" ? &b : nullptr;
+    };
+    WrapperRun run = wrapper_run({&a, &b});
+    run.inputs = {"a.o", "b.o"};
+    // The bundler reads the device links' images; given them, the wrapper
+    // reads the plan's (named back from their stand-ins).
+    run.jobs[2] = {"/usr/lib/llvm-22/bin/clang-offload-bundler",
+                   "-type=o",
+                   "-compress",
+                   "-input=/tmp/phc-link-1/app.amdgcn.gfx90a-1a2b3c.img",
+                   "-input=/tmp/phc-link-1/app.amdgcn.gfx906-1a2b3c.img",
+                   "-output=/tmp/phc-link-1/app-1.hipfb"};
+    WrapperRun host;
+    host.temp_dir = "/tmp/phc-link-2";
+    host.jobs = {{"/usr/lib/llvm-22/bin/clang-offload-bundler", "-type=o", "-compress",
+                  "-input=bin/app.phc/gfx90a.img", "-input=bin/app.phc/gfx906.img",
+                  "-output=/tmp/phc-link-2/app-9.hipfb"},
+                 {"/usr/bin/ld", "-o", "bin/app", "/tmp/phc-link-2/app.hip.image.wrapper.o"}};
+    const probe::DriverJobs driver = wrapper_link_jobs();
+    LinkPlan p = make_link_plan(new_driver_link(), driver, find, {}, &run);
+    REQUIRE(p.split());
+    CHECK(link_jobs_differ(p, driver, find_ab, &run, &host) == "");
+    SUBCASE("the wrapper given the images compresses no more") {
+        host.jobs[0].erase(host.jobs[0].begin() + 2);
+        CHECK(link_jobs_differ(p, driver, find_ab, &run, &host) ==
+              "clang-offload-bundler: -compress not carried");
+    }
+    SUBCASE("given the images, the wrapper still links device code itself") {
+        host.jobs.insert(host.jobs.begin(), run.jobs[0]);
+        CHECK(link_jobs_differ(p, driver, find_ab, &run, &host) ==
+              "clang (gfx906): a job the driver does not run");
+    }
+    SUBCASE("the images swapped") {
+        std::swap(host.jobs[0][3], host.jobs[0][4]);
+        CHECK(link_jobs_differ(p, driver, find_ab, &run, &host)
+                  .starts_with("clang-offload-bundler: "));
+    }
+    SUBCASE("a device link reading another object's code for its architecture") {
+        Step& d = p.steps[0];
+        std::replace(d.argv.begin(), d.argv.end(), std::string("b.o.phc/gfx906.o"),
+                     std::string("a.o.phc/gfx906.o"));
+        CHECK(link_jobs_differ(p, driver, find_ab, &run, &host).starts_with("clang (gfx906): "));
+    }
+    SUBCASE("without the host's dry run the link is not trusted") {
+        CHECK_FALSE(link_jobs_differ(p, driver, find_ab, &run, nullptr).empty());
+    }
+}
