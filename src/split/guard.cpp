@@ -210,6 +210,17 @@ std::string listed(const std::vector<std::string>& words) {
     return out;
 }
 
+/// The words of `original` that `split` lacks ("... not carried") and those it
+/// adds ("... added"), or "" when they are the same multiset.
+std::string words_differ(const std::vector<std::string>& original,
+                         const std::vector<std::string>& split) {
+    const auto gone = missing(original, split), added = missing(split, original);
+    std::string why;
+    if (!gone.empty()) why = listed(gone) + " not carried";
+    if (!added.empty()) why += (why.empty() ? "" : "; ") + listed(added) + " added";
+    return why;
+}
+
 /// Why the original's job `o` has no equal among the split's unmatched jobs.
 std::string why_unmatched(const Job& o, const std::vector<std::string>& o_shallow,
                           const std::vector<const Job*>& candidates,
@@ -223,11 +234,7 @@ std::string why_unmatched(const Job& o, const std::vector<std::string>& o_shallo
         if (cost < best_cost) best = k, best_cost = cost;
     }
     if (best == candidates.size()) return name + ": a job the split does not run";
-    const auto gone = missing(o_shallow, c_shallow[best]);
-    const auto added = missing(c_shallow[best], o_shallow);
-    std::string why;
-    if (!gone.empty()) why = listed(gone) + " not carried";
-    if (!added.empty()) why += (why.empty() ? "" : "; ") + listed(added) + " added";
+    std::string why = words_differ(o_shallow, c_shallow[best]);
     if (why.empty())
         why = o_shallow != c_shallow[best] ? "the same arguments in another order"
                                            : "reads another job's output";
@@ -470,10 +477,7 @@ std::string preprocess_differs(const Job& pre, const Job& ref) {
     };
     const Job a = rest(ref), b = rest(pre);
     if (occurrences(a) == occurrences(b)) return {};
-    const auto gone = missing(a, b), added = missing(b, a);
-    std::string why;
-    if (!gone.empty()) why = listed(gone) + " not carried";
-    if (!added.empty()) why += (why.empty() ? "" : "; ") + listed(added) + " added";
+    const std::string why = words_differ(a, b);
     return job_name(pre) + " preprocessing for a farm: " +
            (why.empty() ? "the same arguments in another order" : why);
 }
