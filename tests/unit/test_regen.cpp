@@ -962,6 +962,25 @@ TEST_CASE("first build order: host compiles first under --overlap-host, objects 
     CHECK(index(given, "a.o.phc/gfx906.o") < index(given, "a.o.phc/host.o"));
     // Without --overlap-host the host compile waits for the bundle: hosts is given.
     CHECK(order("hosts", false) == order("given", false));
+    // An order moves whole statements and changes nothing in them: the same
+    // statements, with the same bindings, in every order of either shape.
+    auto statements = [&](const char* first, bool overlap) {
+        order(first, overlap);
+        std::vector<std::string> out; // each top-level statement with its indented lines
+        for (const std::string& line : util::split_on(read("out.ninja"), '\n')) {
+            if (line.empty()) continue;
+            if (line[0] != ' ' || out.empty()) out.emplace_back();
+            out.back() += line + "\n";
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    for (bool overlap : {false, true}) {
+        const auto reference = statements("given", overlap);
+        CHECK(reference.size() > 6);
+        CHECK(statements("hosts", overlap) == reference);
+        CHECK(statements("size", overlap) == reference);
+    }
     ::setenv("PHC_FIRST_ORDER", "largest", 1);
     regen::Options bad;
     bad.prober = test::fake_prober();
