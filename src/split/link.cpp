@@ -504,8 +504,8 @@ std::string packer_beside(const std::string& wrapper) {
     return {};
 }
 
-/// Every word of `jobs` naming a file of `names` (whole, or after '=') names
-/// what it maps to.
+} // namespace
+
 void rename_files(std::vector<std::vector<std::string>>& jobs,
                   const std::vector<std::pair<std::string, std::string>>& names) {
     for (auto& job : jobs)
@@ -517,6 +517,8 @@ void rename_files(std::vector<std::vector<std::string>>& jobs,
                     w = w.substr(0, w.size() - from.size()) + to;
             }
 }
+
+namespace {
 
 /// Static archives among the inputs of a link planned before they are built:
 /// the driver unbundles an archive input's device code only when the file

@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace phc::split {
@@ -43,8 +44,13 @@ struct WrapperRun {
     std::string temp_dir;                       ///< prefix of its temporary files
     /// Stand-in k (inputs named "phcobj<k>") is this split object's,
     std::vector<const SplitObject*> stand_ins;
-    std::vector<std::string> inputs; ///< named so by the link
+    std::vector<std::string> inputs; ///< and stands for this input, as the link names it
 };
+
+/// Every word of `jobs` naming a file of `names` (whole, or after '=') names
+/// what it maps to: (file, what it maps to) pairs.
+void rename_files(std::vector<std::vector<std::string>>& jobs,
+                  const std::vector<std::pair<std::string, std::string>>& names);
 
 /// How a link's inputs are known when it is planned.
 enum class LinkInputs {

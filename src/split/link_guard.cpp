@@ -12,8 +12,7 @@
 #include "split/link.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
+#include <utility>
 
 namespace phc::split {
 
@@ -21,22 +20,8 @@ namespace {
 
 constexpr const char* kMcin = "@MCIN";
 
-/// `word` with each piece (whole, or after '=') that `names` holds replaced.
-std::string substituted(const std::string& word, const std::map<std::string, std::string>& names) {
-    if (auto n = names.find(word); n != names.end()) return n->second;
-    size_t eq = word.find('=');
-    if (eq == std::string::npos) return word;
-    if (auto n = names.find(word.substr(eq + 1)); n != names.end())
-        return word.substr(0, eq + 1) + n->second;
-    return word;
-}
-
-Job substituted(const Job& job, const std::map<std::string, std::string>& names) {
-    Job out;
-    for (const std::string& w : job)
-        out.push_back(substituted(w, names));
-    return out;
-}
+/// Names of files and what they stand for, as rename_files() takes them.
+using Names = std::vector<std::pair<std::string, std::string>>;
 
 /// The token of a split object's part: its input's name and the architecture
 /// ("host" for the host object), the same on both sides.
@@ -63,8 +48,8 @@ Job step_job(const Step& s) {
 /// The device code the wrapper extracts from each stand-in object in its dry
 /// run ("<temp>/phcobj<k>-<triple>-<arch>-<hash>.o"), named for the input and
 /// the architecture its name says.
-std::map<std::string, std::string> extracted_parts(const WrapperRun& run) {
-    std::map<std::string, std::string> out;
+Names extracted_parts(const WrapperRun& run) {
+    Names out;
     const std::string triple = "-amdgcn-amd-amdhsa-";
     for (const Job& job : run.jobs)
         for (const std::string& w : job) {
@@ -78,7 +63,8 @@ std::map<std::string, std::string> extracted_parts(const WrapperRun& run) {
             size_t hash = name.rfind('-');
             if (!name.starts_with(triple) || hash == std::string::npos || hash < triple.size())
                 continue;
-            out[w] = part_token(run.inputs[k], name.substr(triple.size(), hash - triple.size()));
+            out.emplace_back(
+                w, part_token(run.inputs[k], name.substr(triple.size(), hash - triple.size())));
         }
     return out;
 }
@@ -94,21 +80,20 @@ std::string link_jobs_differ(const LinkPlan& plan, const probe::DriverJobs& driv
                              const FindSplitObject& find, const WrapperRun* wrapper,
                              const WrapperRun* host) {
     // Each split object's files, named for what they hold.
-    std::map<std::string, std::string> names;
-    std::set<std::string> seen;
+    Names names;
     for (const compile::ParsedArg& p : plan.analysis.args) {
-        if (!p.input || !seen.insert(p.value).second) continue;
-        const SplitObject* so = find(p.value);
+        const SplitObject* so = p.input ? find(p.value) : nullptr;
         if (!so) continue;
-        names[so->private_dir + "/host.o"] = part_token(p.value, "host");
+        names.emplace_back(so->private_dir + "/host.o", part_token(p.value, "host"));
         for (const std::string& arch : so->archs)
-            names[so->private_dir + "/" + safe_arch(arch) + ".o"] = part_token(p.value, arch);
+            names.emplace_back(so->private_dir + "/" + safe_arch(arch) + ".o",
+                               part_token(p.value, arch));
     }
     JobSet original, split;
     original.temp_dirs.push_back(driver.temp_dir);
     // The original: the driver's jobs; an unbundle of a split object is the
     // split compile's files (its outputs named for their targets).
-    std::map<std::string, std::string> unbundled;
+    Names unbundled;
     for (const Job& job : driver.jobs) {
         const std::string input = probe::job_value(job, "-input=");
         if (is_unbundle(job) && find(input)) {
@@ -118,17 +103,17 @@ std::string link_jobs_differ(const LinkPlan& plan, const probe::DriverJobs& driv
             const std::vector<std::string> targets = probe::bundle_targets(job);
             if (outs.size() == targets.size()) {
                 for (size_t k = 0; k < outs.size(); ++k)
-                    unbundled[outs[k]] =
-                        part_token(input, targets[k].starts_with("host-")
-                                              ? "host"
-                                              : probe::bundle_entry_arch(targets[k]));
+                    unbundled.emplace_back(
+                        outs[k], part_token(input, targets[k].starts_with("host-")
+                                                       ? "host"
+                                                       : probe::bundle_entry_arch(targets[k])));
                 continue;
             }
         }
         original.jobs.push_back(job);
     }
+    rename_files(original.jobs, unbundled);
     for (Job& job : original.jobs) {
-        job = substituted(job, unbundled);
         for (std::string& w : job)
             if (w.starts_with(driver.temp_dir + "/") && w.ends_with(".mcin")) w = kMcin;
     }
@@ -144,12 +129,11 @@ std::string link_jobs_differ(const LinkPlan& plan, const probe::DriverJobs& driv
             if (!host)
                 return "clang-linker-wrapper: its jobs given the device links' images are not "
                        "known";
-            for (const Job& j : host->jobs)
-                split.jobs.push_back(substituted(j, names));
+            split.jobs.insert(split.jobs.end(), host->jobs.begin(), host->jobs.end());
             split.temp_dirs.push_back(host->temp_dir);
             continue;
         }
-        split.jobs.push_back(substituted(job, names));
+        split.jobs.push_back(std::move(job));
         for (const std::string& out : s.outputs)
             if (out != plan.analysis.output) split.files.push_back(out);
     }
@@ -163,11 +147,12 @@ std::string link_jobs_differ(const LinkPlan& plan, const probe::DriverJobs& driv
                                                           "clang-linker-wrapper");
                                            }),
                             original.jobs.end());
-        const std::map<std::string, std::string> extracted = extracted_parts(*wrapper);
-        for (const Job& j : wrapper->jobs)
-            original.jobs.push_back(substituted(j, extracted));
+        std::vector<Job> jobs = wrapper->jobs;
+        rename_files(jobs, extracted_parts(*wrapper));
+        original.jobs.insert(original.jobs.end(), jobs.begin(), jobs.end());
         original.temp_dirs.push_back(wrapper->temp_dir);
     }
+    rename_files(split.jobs, names);
     return compare_jobs(original, split);
 }
 
