@@ -54,6 +54,15 @@ bool known_line(std::string_view line) {
     return line.ends_with(":") && is_symbol(line.substr(0, line.size() - 1));
 }
 
+/// True for a warning of the driver's own, "clang++-19: warning: argument
+/// unused during compilation: ...": it prints them between the assembly and
+/// the jobs, and they say nothing about the assembly.
+bool is_driver_warning(std::string_view line) {
+    size_t colon = line.find(": warning: ");
+    return colon != std::string_view::npos && colon > 0 &&
+           line.substr(0, colon).find(' ') == std::string_view::npos;
+}
+
 /// `path` as a quoted assembly string, or "" when it needs escapes.
 std::string quoted(const std::string& path) {
     for (char c : path)
@@ -77,6 +86,7 @@ Result<std::string> fatbin_assembly_from(std::string_view driver_output, const s
         std::string_view line = driver_output.substr(at, nl - at);
         at = nl + 1;
         if (line.starts_with(" \"")) break; // the first job line: the assembly has ended
+        if (is_driver_warning(line)) continue;
         if (line.starts_with("  .incbin ")) {
             ++incbins;
             out += "  .incbin " + embed + "\n";

@@ -85,3 +85,22 @@ TEST_CASE("fatbin-asm: a link whose inputs leave no symbol undefined embeds noth
     REQUIRE(a.ok());
     CHECK(*a == empty);
 }
+
+TEST_CASE("fatbin-asm: the driver's own warnings between the assembly and its jobs are not "
+          "assembly") {
+    // clang++-19 -mllvm -inline-threshold=100 ... -### prints this after the
+    // assembly and before its first job (the option matrix found it).
+    const std::string warning = "clang++-19: warning: argument unused during compilation: "
+                                "'-mllvm -inline-threshold=100' [-Wunused-command-line-argument]\n";
+    const std::string dump = replaced(kDump, " \"/usr", warning + " \"/usr");
+    auto with = fatbin_assembly_from(dump, "f.hipfb");
+    REQUIRE_MESSAGE(with.ok(), (with.ok() ? "" : with.error().message));
+    auto without = fatbin_assembly_from(kDump, "f.hipfb");
+    REQUIRE(without.ok());
+    CHECK(*with == *without);
+    CHECK(with->find("warning") == std::string::npos);
+    // A line that only looks like one (a space before the colon) is still refused.
+    CHECK_FALSE(fatbin_assembly_from(replaced(kDump, " \"/usr", "  .x y: warning: z\n \"/usr"),
+                                     "f.hipfb")
+                    .ok());
+}
