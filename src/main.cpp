@@ -13,6 +13,7 @@
 #include "split/distribute.h"
 #include "split/embed.h"
 #include "split/fatbin_asm.h"
+#include "split/wrapper_link.h"
 #include "split/wrapper_plan.h"
 #include "util/args.h"
 #include "util/error.h"
@@ -63,6 +64,9 @@ constexpr Command kCommands[] = {
      phc::split::link_plan_main, true},
     {"planned", "(run by split new-driver RDC links) one device or host link, as link-plan planned",
      phc::split::planned_main, true},
+    {"wrapper-link",
+     "(run by split new-driver RDC links of target IDs) the host link, by target ID",
+     phc::split::wrapper_link_main, true},
     {"icecc-env", "write the environment tarball icecc's farm compiles HIP device code in",
      phc::split::icecc_env_main},
     {"gen", "write a ninja file from a compile_commands.json", phc::gen::cli_main},
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
     if (auto slash = self.rfind('/'); slash != std::string_view::npos)
         self.remove_prefix(slash + 1);
     if (self == "phc-launch") return phc::launch::cli_main(argc, argv);
+    if (phc::split::is_wrapper_linker(argv[0])) return phc::split::wrapper_linker_main(argc, argv);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -3,6 +3,7 @@
 #include "compile/command.h"
 #include "compile/rspfile.h"
 #include "compile/shell.h"
+#include "split/wrapper_link.h"
 #include "split/wrapper_plan.h"
 #include "util/file.h"
 #include "util/subprocess.h"
@@ -254,17 +255,19 @@ private:
         if (!wrapper_) return fail("clang-linker-wrapper's device links are not known");
         const std::string wtemp = wrapper_->temp_dir + "/";
         std::vector<std::string> images;
+        std::vector<std::pair<std::string, std::string>> written; // the wrapper's name, the image
+        const std::vector<std::string>* bundler = nullptr;
         for (const auto& w : wrapper_->jobs) {
             std::string_view prog = compile::base_name(w[0]);
-            if (prog.starts_with("clang-offload-bundler") ||
-                probe::job_word_after(w, "-o") == plan_.analysis.output)
-                continue; // the final step runs these itself
+            if (prog.starts_with("clang-offload-bundler")) {
+                if (bundler) return fail("clang-linker-wrapper bundles twice");
+                bundler = &w;
+                continue;
+            }
+            if (probe::job_word_after(w, "-o") == plan_.analysis.output)
+                continue; // the final step runs this itself
             const std::string arch = probe::job_value(w, "-mcpu=");
             if (arch.empty()) return fail("clang-linker-wrapper runs '" + std::string(prog) + "'");
-            if (arch.find(':') != std::string::npos)
-                return fail("the wrapper names the images it is given by processor alone, "
-                            "not by target ID ('" +
-                            arch + "')");
             if (std::find(plan_.archs.begin(), plan_.archs.end(), arch) != plan_.archs.end())
                 return fail("clang-linker-wrapper links " + arch + " twice");
             Step s = base(StepKind::DeviceLink, "HIP link " + arch);
@@ -286,6 +289,7 @@ private:
                 s.argv.push_back(std::move(word));
             }
             if (s.outputs.size() != 1) return fail("a device link writes no one image");
+            written.emplace_back(probe::job_word_after(w, "-o"), out);
             images.push_back(out);
             plan_.archs.push_back(arch);
             plan_.steps.push_back(std::move(s));
@@ -296,6 +300,22 @@ private:
         for (const std::string& image : images)
             s.argv.push_back("--override-image=hip=" + image);
         s.inputs = images;
+        if (has_features(plan_.archs)) {
+            // The wrapper names the images it is given by processor alone: the
+            // fat binary is bundled as its dry run bundles (by target ID), and
+            // put in place of the wrapper's own (wrapper_link.h).
+            if (!bundler) return fail("clang-linker-wrapper bundles no fat binary");
+            hipfb_ = plan_.private_dir + "/fatbin.hipfb";
+            auto b = bundle_job(*bundler, written, wrapper_->temp_dir, hipfb_);
+            if (!b) return fail(b.error().message);
+            Step f = base(StepKind::Fatbin, "HIP fatbin");
+            f.argv = std::move(*b);
+            f.inputs = images;
+            f.outputs = {hipfb_};
+            plan_.steps.push_back(std::move(f));
+            s.argv = wrapper_link_command(hipfb_, s.argv);
+            s.inputs.push_back(hipfb_);
+        }
         s.outputs.push_back(plan_.analysis.output);
         final_ = true;
         plan_.steps.push_back(std::move(s));
@@ -611,7 +631,7 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
 /// wrapper reads the architecture from the image), named back as the plan
 /// names the image.
 Result<WrapperRun> dry_run_host(const LinkPlan& plan, const FindSplitObject& find) {
-    std::vector<std::string> job = plan.steps.back().argv;
+    std::vector<std::string> job = wrapped_job(plan.steps.back().argv);
     util::TempDir images("phc-img");
     if (images.path().empty()) return make_error("cannot create a scratch directory");
     const std::string clang = job[0].substr(0, job[0].rfind('/') + 1) + "clang";
@@ -619,9 +639,16 @@ Result<WrapperRun> dry_run_host(const LinkPlan& plan, const FindSplitObject& fin
     for (const Step& s : plan.steps) {
         if (s.kind != StepKind::DeviceLink || s.outputs.size() != 1) continue;
         const std::string stand_in = images.path() + "/" + safe_arch(s.arch) + ".img";
-        auto made =
-            util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-target-cpu", s.arch,
-                               "-emit-obj", "-o", stand_in, "-x", "c", "/dev/null"});
+        // A target ID's features ("gfx90a:xnack+") are target features to -cc1.
+        std::vector<std::string> parts = util::split_on(s.arch, ':');
+        std::vector<std::string> cc1{clang,         "-cc1",  "-triple", "amdgcn-amd-amdhsa",
+                                     "-target-cpu", parts[0]};
+        for (size_t k = 1; k < parts.size(); ++k)
+            if (!parts[k].empty())
+                cc1.insert(cc1.end(), {"-target-feature",
+                                       parts[k].back() + parts[k].substr(0, parts[k].size() - 1)});
+        cc1.insert(cc1.end(), {"-emit-obj", "-o", stand_in, "-x", "c", "/dev/null"});
+        auto made = util::run_capture(cc1);
         if (!made || made->exit_code != 0)
             return make_error("'" + clang + "' cannot write a stand-in image for " + s.arch);
         for (std::string& w : job)
@@ -668,11 +695,6 @@ LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::stri
     for (const std::string& w : job)
         if (!driver && w.starts_with("--should-extract=")) archs.push_back(w.substr(17));
     if (archs.empty()) archs = a.archs;
-    for (const std::string& arch : archs)
-        if (!driver && arch.find(':') != std::string::npos)
-            return left_alone(std::move(a), "the wrapper names the images it is given by "
-                                            "processor alone, not by target ID ('" +
-                                                arch + "')");
     LinkPlan plan;
     plan.analysis = std::move(a);
     plan.private_dir = private_dir.empty() ? plan.analysis.output + ".phc" : private_dir;

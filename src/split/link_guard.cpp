@@ -10,6 +10,7 @@
 #include "compile/shell.h"
 #include "split/guard.h"
 #include "split/link.h"
+#include "split/wrapper_link.h"
 
 #include <algorithm>
 #include <utility>
@@ -129,7 +130,25 @@ std::string link_jobs_differ(const LinkPlan& plan, const probe::DriverJobs& driv
             if (!host)
                 return "clang-linker-wrapper: its jobs given the device links' images are not "
                        "known";
-            split.jobs.insert(split.jobs.end(), host->jobs.begin(), host->jobs.end());
+            // With target IDs the split bundles by target ID in a step of its
+            // own, compared with the wrapper's bundler job below; the bundle the
+            // wrapper makes given the images is then that one, but for the
+            // features its entries' names leave out (wrapper_link.h).
+            auto fatbin = std::find_if(plan.steps.begin(), plan.steps.end(),
+                                       [](const Step& f) { return f.kind == StepKind::Fatbin; });
+            int bundles = 0;
+            for (const Job& h : host->jobs) {
+                if (fatbin != plan.steps.end() && !h.empty() &&
+                    compile::base_name(h[0]).starts_with("clang-offload-bundler")) {
+                    if (std::string d = bundle_jobs_differ(h, fatbin->argv); !d.empty()) return d;
+                    ++bundles;
+                    continue;
+                }
+                split.jobs.push_back(h);
+            }
+            if (fatbin != plan.steps.end() && bundles != 1)
+                return "clang-linker-wrapper given the images bundles " + std::to_string(bundles) +
+                       " times, not once";
             split.temp_dirs.push_back(host->temp_dir);
             continue;
         }

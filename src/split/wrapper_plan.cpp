@@ -5,6 +5,7 @@
 #include "probe/probe.h"
 #include "split/link.h"
 #include "split/plan.h"
+#include "split/wrapper_link.h"
 #include "util/archive.h"
 #include "util/args.h"
 #include "util/elf.h"
@@ -283,10 +284,17 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
     if (Status made = util::make_dirs(dir + "/x"); !made) return made.error();
     const std::string output = probe::job_word_after(job, "-o");
     const std::string prefix = temp + "/";
-    for (const std::vector<std::string>& w : probe::wrapper_jobs(dry_run)) {
+    const std::vector<std::vector<std::string>> jobs = probe::wrapper_jobs(dry_run);
+    std::vector<std::pair<std::string, std::string>> written; // the wrapper's name, the image
+    const std::vector<std::string>* bundler = nullptr;
+    for (const std::vector<std::string>& w : jobs) {
         std::string_view prog = compile::base_name(w[0]);
-        if (prog.starts_with("clang-offload-bundler") || probe::job_word_after(w, "-o") == output)
-            continue; // the host link runs these itself
+        if (prog.starts_with("clang-offload-bundler")) {
+            if (bundler) return alone("the wrapper bundles twice");
+            bundler = &w;
+            continue;
+        }
+        if (probe::job_word_after(w, "-o") == output) continue; // the host link runs it itself
         const std::string arch = probe::job_value(w, "-mcpu=");
         if (arch.empty()) return alone("the wrapper runs '" + std::string(prog) + "'");
         auto at = std::find(archs.begin(), archs.end(), arch);
@@ -301,6 +309,7 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
         for (size_t i = 0; i < w.size(); ++i) {
             std::string word = w[i];
             if (i > 0 && w[i - 1] == "-o") {
+                written.emplace_back(word, device_link_image(dir, arch));
                 word = device_link_image(dir, arch);
             } else if (word.starts_with(prefix)) {
                 const std::string name = word.substr(prefix.size());
@@ -324,6 +333,16 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
         if (r.device[k].empty())
             return alone("the wrapper links no device code for " + archs[k] +
                          " (clang 19's wrapper links in its own process)");
+    if (has_features(archs)) {
+        // The wrapper names the images it is given by processor alone: the fat
+        // binary is bundled as its dry run bundles (by target ID), and put in
+        // place of the wrapper's own (wrapper_link.h).
+        if (!bundler) return alone("the wrapper bundles no fat binary");
+        const std::string fatbin = dir + "/fatbin.hipfb";
+        auto b = bundle_job(*bundler, written, temp, fatbin);
+        if (!b) return alone(b.error().message);
+        r.host = {std::move(*b), wrapper_link_command(fatbin, r.host[0])};
+    }
     return r;
 }
 

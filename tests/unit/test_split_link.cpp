@@ -201,12 +201,42 @@ TEST_CASE("link plan: the new driver's device links from the wrapper, then the w
         CHECK_FALSE(q.split());
         CHECK(q.analysis.decision.reason == compile::Reason::LinkUnmodelled);
     }
-    SUBCASE("target IDs with features are left alone") {
-        WrapperRun r = wrapper_run({&a, &b});
-        r.jobs[1][7] = "-mcpu=gfx90a:xnack+";
+    SUBCASE("target IDs with features: the fat binary bundled as the wrapper's dry run does, "
+            "then wrapper-link") {
+        const SplitObject x{"a.o.phc", {"gfx906", "gfx90a:xnack+"}},
+            y{"b.o.phc", {"gfx906", "gfx90a:xnack+"}};
+        WrapperRun r = wrapper_run({&x, &y});
+        const std::string img = "/tmp/phc-link-1/app.amdgcn.gfx90a:xnack+-1a2b3c.img";
+        r.jobs[1] = {"/usr/lib/llvm-22/bin/clang", "-o", img, "-mcpu=gfx90a:xnack+",
+                     "/tmp/phc-link-1/phcobj0-amdgcn-amd-amdhsa-gfx90a:xnack+-4d5e6f.o"};
+        r.jobs[2] = {"/usr/lib/llvm-22/bin/clang-offload-bundler",
+                     "-type=o",
+                     "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a:xnack+,"
+                     "hip-amdgcn-amd-amdhsa--gfx906",
+                     "-input=/dev/null",
+                     "-input=" + img,
+                     "-input=/tmp/phc-link-1/app.amdgcn.gfx906-1a2b3c.img",
+                     "-output=/tmp/phc-link-1/app-1.hipfb"};
         LinkPlan q = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, {}, &r);
-        CHECK_FALSE(q.split());
-        CHECK(q.analysis.decision.text.find("target ID") != std::string::npos);
+        REQUIRE_MESSAGE(q.split(), q.analysis.decision.text);
+        const Step* f = find_kind(q, StepKind::Fatbin);
+        REQUIRE(f);
+        CHECK(f->outputs == Strings{"bin/app.phc/fatbin.hipfb"});
+        CHECK(f->inputs == Strings{"bin/app.phc/gfx906.img", "bin/app.phc/gfx90a-xnack+.img"});
+        CHECK(f->argv[4] == "-input=bin/app.phc/gfx90a-xnack+.img");
+        CHECK(f->argv[2] == r.jobs[2][2]);
+        const Step* hl = find_kind(q, StepKind::HostLink);
+        REQUIRE(hl);
+        CHECK(hl->argv[1] == "wrapper-link");
+        CHECK(hl->argv[3] == "bin/app.phc/fatbin.hipfb");
+        CHECK(hl->argv[5] == kWrapper);
+        CHECK(std::find(hl->inputs.begin(), hl->inputs.end(), "bin/app.phc/fatbin.hipfb") !=
+              hl->inputs.end());
+        // A compressed bundle could not be swapped: left alone, saying so.
+        r.jobs[2].insert(r.jobs[2].begin() + 1, "-compress");
+        LinkPlan c = make_link_plan(new_driver_link(), wrapper_link_jobs(), find, {}, &r);
+        CHECK_FALSE(c.split());
+        CHECK(c.analysis.decision.text.find("compresses") != std::string::npos);
     }
 }
 

@@ -4,6 +4,7 @@
 #include "elf_builder.h"
 #include "scratch.h"
 #include "split/link.h"
+#include "split/wrapper_link.h"
 #include "split/wrapper_plan.h"
 #include "util/archive.h"
 #include "util/file.h"
@@ -267,6 +268,59 @@ TEST_CASE("link plan at build time: each architecture's device inputs, extracted
         REQUIRE(util::write_file_atomic("libx.a", archive({{"b.hip.o", "not ELF at all"}})));
         CHECK(alone(kJob, inputs, kArchs).find("b.hip.o") != std::string::npos);
     }
+}
+
+TEST_CASE("link plan at build time, target IDs with features: the fat binary by target ID, then "
+          "wrapper-link") {
+    test::InScratch here("phc-wplan-tid");
+    const Strings archs = {"gfx906:xnack-", "gfx90a:xnack+"};
+    REQUIRE(util::write_file_atomic("a.o", device_object("a", archs)));
+    REQUIRE(util::write_file_atomic("libx.a", archive({{"b.hip.o", device_object("b", archs)}})));
+    const std::string temp = "/tmp/phc-link-plan-T";
+    std::vector<Strings> inputs = {{"a-amdgcn-amd-amdhsa-gfx906:xnack--111111.o",
+                                    "b.hip-amdgcn-amd-amdhsa-gfx906:xnack--222222.o"},
+                                   {"a-amdgcn-amd-amdhsa-gfx90a:xnack+-444444.o",
+                                    "b.hip-amdgcn-amd-amdhsa-gfx90a:xnack+-555555.o"}};
+    Strings job = {kJob[0],
+                   "--should-extract=gfx906:xnack-",
+                   "--should-extract=gfx90a:xnack+",
+                   "-o",
+                   "app",
+                   "a.o",
+                   "libx.a"};
+    std::string text = dry_run(temp, inputs, archs);
+    const std::string bundler = "-type=o -output=";
+    const std::string targets =
+        "-type=o -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a:xnack+,"
+        "hip-amdgcn-amd-amdhsa--gfx906:xnack- -input=/dev/null -input=" +
+        temp + "/app.amdgcn.gfx90a:xnack+-1a2b3c.img -input=" + temp +
+        "/app.amdgcn.gfx906:xnack--1a2b3c.img -output=";
+    text.replace(text.find(bundler), bundler.size(), targets);
+    auto r = split::decide_link_plan(job, archs, "app.phc", text, temp);
+    REQUIRE_MESSAGE(r, r.error().message);
+    REQUIRE_MESSAGE(r->why.empty(), r->why);
+    REQUIRE(r->host.size() == 2);
+    const Strings& b = r->host[0];
+    CHECK(b[0] == "/usr/lib/llvm-22/bin/clang-offload-bundler");
+    CHECK(std::find(b.begin(), b.end(), "-input=app.phc/gfx90a-xnack+.img") != b.end());
+    CHECK(std::find(b.begin(), b.end(), "-input=app.phc/gfx906-xnack-.img") != b.end());
+    CHECK(b.back() == "-output=app.phc/fatbin.hipfb");
+    for (const std::string& w : b)
+        CHECK(w.find(temp) == std::string::npos);
+    const Strings& h = r->host[1];
+    CHECK(h[1] == "wrapper-link");
+    CHECK(h[3] == "app.phc/fatbin.hipfb");
+    CHECK(split::wrapped_job(h).front() == kJob[0]);
+    CHECK(h.back() == "--override-image=hip=app.phc/gfx90a-xnack+.img");
+    // The wrapper's dry run bundling nothing: the device code is left to it.
+    std::string none = dry_run(temp, inputs, archs);
+    none.erase(none.find(" \"/usr/lib/llvm-22/bin/clang-offload-bundler"),
+               none.find(" \"/usr/bin/ld") -
+                   none.find(" \"/usr/lib/llvm-22/bin/clang-offload-bundler"));
+    auto q = split::decide_link_plan(job, archs, "app.phc", none, temp);
+    REQUIRE(q);
+    CHECK(q->why.find("bundles no fat binary") != std::string::npos);
+    CHECK(q->host == std::vector<Strings>{job});
 }
 
 namespace {
