@@ -815,12 +815,16 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
         }
         return guarded(make_link_plan(std::move(a), *jobs, find, private_dir), *jobs, find);
     }
-    if (inputs == LinkInputs::Present || !unknown_device_input(a, find).empty()) {
+    // clang 19's wrapper links the device code in its own process (its LTO):
+    // each architecture's link is the wrapper given that architecture's device
+    // code alone, which the plan step cuts out of the inputs when they exist.
+    const bool in_process = jobs->clang_major == 19;
+    if (jobs->clang_major > 0 && jobs->clang_major < 19)
+        return left_alone(std::move(a), "clang-linker-wrapper " +
+                                            std::to_string(jobs->clang_major) +
+                                            " links the device code in its own process (its LTO)");
+    if (inputs == LinkInputs::Present || in_process || !unknown_device_input(a, find).empty()) {
         // Device code not all from split objects: decided when the link runs.
-        if (jobs->clang_major > 0 && jobs->clang_major < 20)
-            return left_alone(std::move(a),
-                              "clang-linker-wrapper " + std::to_string(jobs->clang_major) +
-                                  " links the device code in its own process (its LTO)");
         return deferred_link_plan(std::move(a), *wrapper, private_dir, false);
     }
     auto run = dry_run_wrapper(*wrapper, a, find, scratch);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
@@ -175,6 +176,12 @@ std::vector<std::string> wrapper_link_command(const std::string& fatbin,
     return out;
 }
 
+std::vector<std::string> wrapped_image_job(const std::vector<std::string>& cmd) {
+    auto dash = std::find(cmd.begin(), cmd.end(), "--");
+    if (dash == cmd.end()) return {};
+    return {dash + 1, cmd.end()};
+}
+
 std::vector<std::string> wrapped_job(const std::vector<std::string>& argv) {
     if (argv.size() < 2 || argv[1] != "wrapper-link") return argv;
     auto dash = std::find(argv.begin() + 2, argv.end(), "--");
@@ -234,21 +241,85 @@ bool is_wrapper_linker(std::string_view argv0) {
     return argv0.substr(slash == std::string_view::npos ? 0 : slash + 1) == kLinker;
 }
 
+namespace {
+
+/// The image mode of the linker (wrapper-image): the one image the wrapper
+/// linked, "<output>.<kind>.<arch>-<random>.img" in its temporary folder, is
+/// copied to "<temp>/phc-image"; nothing is linked.
+int keep_image(const std::string& temp, const std::string& arch) {
+    std::vector<std::string> images = files_ending(temp, ".img");
+    if (images.size() != 1 || images[0].find("." + arch + "-") == std::string::npos) {
+        std::string names;
+        for (const std::string& i : images)
+            names += " " + i.substr(temp.size() + 1);
+        std::fprintf(stderr,
+                     "phc-ninja wrapper-image: error: the wrapper linked these images, not one of "
+                     "%s:%s\n",
+                     arch.c_str(), names.empty() ? " none" : names.c_str());
+        return 2;
+    }
+    auto bytes = util::read_file(images[0]);
+    if (!bytes) {
+        std::fprintf(stderr, "phc-ninja wrapper-image: error: %s\n", bytes.error().message.c_str());
+        return 2;
+    }
+    if (Status st = util::write_file_atomic(util::join_path(temp, "phc-image"), *bytes); !st) {
+        std::fprintf(stderr, "phc-ninja wrapper-image: error: %s\n", st.error().message.c_str());
+        return 2;
+    }
+    return 0;
+}
+
+/// `job` with phc-ninja as its linker: a link named phc-wrapper-ld to it in
+/// `temp`, beside what `info` (given the real linker) says it is to do.
+Result<std::vector<std::string>>
+with_our_linker(const std::vector<std::string>& job, const util::TempDir& temp,
+                const std::function<nlohmann::json(const std::string&)>& info) {
+    if (temp.path().empty()) return make_error("cannot make a temporary folder");
+    const std::string shim = util::join_path(temp.path(), std::string(kLinker));
+    std::vector<std::string> ours = job;
+    std::string linker;
+    int paths = 0;
+    for (std::string& w : ours)
+        if (auto l = value_of(w, "--linker-path=")) {
+            ++paths;
+            linker = std::string(*l);
+            w = "--linker-path=" + shim;
+        }
+    if (paths != 1)
+        return make_error("the job names --linker-path= " + std::to_string(paths) +
+                          " times, not once");
+    std::error_code ec;
+    std::filesystem::create_symlink(util::self_exe(), shim, ec);
+    if (ec) return make_error("cannot make " + shim + ": " + ec.message());
+    if (Status st = util::write_file_atomic(util::join_path(temp.path(), std::string(kInfo)),
+                                            info(linker).dump());
+        !st)
+        return st.error();
+    return ours;
+}
+
+} // namespace
+
 int wrapper_linker_main(int argc, char** argv) {
     const std::string self = argv[0];
     const std::string temp = self.substr(0, self.rfind('/'));
-    std::string fatbin, linker;
+    std::string fatbin, linker, arch;
     try {
         auto text = util::read_file(util::join_path(temp, std::string(kInfo)));
         if (!text) throw std::runtime_error(text.error().message);
         nlohmann::json j = nlohmann::json::parse(*text);
-        fatbin = j.at("fatbin").get<std::string>();
-        linker = j.at("linker").get<std::string>();
+        arch = j.value("image_of", std::string());
+        if (arch.empty()) {
+            fatbin = j.at("fatbin").get<std::string>();
+            linker = j.at("linker").get<std::string>();
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "phc-ninja wrapper-link: error: %s/%s: %s\n", temp.c_str(),
                      std::string(kInfo).c_str(), e.what());
         return 2;
     }
+    if (!arch.empty()) return keep_image(temp, arch);
     std::vector<std::string> args(argv + 1, argv + argc);
     // The wrapper's registration object: the one argument that is a file of its temporary folder.
     std::vector<std::string> objects;
@@ -278,6 +349,42 @@ int wrapper_linker_main(int argc, char** argv) {
     return code;
 }
 
+int wrapper_image_main(int argc, char** argv) {
+    std::string arch, image;
+    util::CommandLine cl{"phc-ninja wrapper-image",
+                         "--arch ARCH -o IMAGE -- JOB...",
+                         "(run by the device link edges of clang 19's new-driver RDC links) runs "
+                         "clang-linker-wrapper's JOB, whose inputs hold device code of ARCH "
+                         "alone, and writes the image it links for ARCH to IMAGE; nothing is "
+                         "linked for the host.",
+                         {},
+                         {},
+                         true,
+                         true};
+    cl.options = {util::text_option({"--arch"}, "ARCH", "the architecture", arch),
+                  util::text_option({"-o"}, "IMAGE", "where the image goes", image)};
+    util::Parsed parsed;
+    if (auto status = util::parse_or_usage(cl, argc, argv, parsed)) return *status;
+    if (arch.empty() || image.empty() || parsed.positional.empty())
+        return util::usage_error(cl, "--arch, -o and the job are needed");
+    util::TempDir temp("phc-wimage");
+    auto ours = with_our_linker(parsed.positional, temp, [&](const std::string&) {
+        return nlohmann::json{{"image_of", arch}};
+    });
+    if (!ours) return print_error(cl.name, ours.error());
+    auto ran = util::run_capture_tmp(*ours, temp.path());
+    if (!ran) return print_error(cl.name, ran.error());
+    std::fputs(ran->out.c_str(), stdout);
+    std::fputs(ran->err.c_str(), stderr);
+    if (ran->exit_code != 0) return ran->exit_code;
+    auto bytes = util::read_file(util::join_path(temp.path(), "phc-image"));
+    if (!bytes)
+        return print_error(cl.name, make_error("the wrapper ran no linker: no image of " + arch));
+    if (Status st = util::write_file_atomic(image, *bytes); !st)
+        return print_error(cl.name, st.error());
+    return 0;
+}
+
 int wrapper_link_main(int argc, char** argv) {
     std::string fatbin;
     util::CommandLine cl{"phc-ninja wrapper-link",
@@ -296,32 +403,14 @@ int wrapper_link_main(int argc, char** argv) {
     if (fatbin.empty() || parsed.positional.empty())
         return util::usage_error(cl, "--fatbin and the job are needed");
     const std::vector<std::string>& job = parsed.positional;
-    std::vector<std::string> ours = job;
-    std::string linker;
-    int paths = 0;
     util::TempDir temp("phc-wlink");
-    if (temp.path().empty())
-        return print_error(cl.name, make_error("cannot make a temporary folder"));
-    const std::string shim = util::join_path(temp.path(), std::string(kLinker));
-    for (std::string& w : ours)
-        if (auto l = value_of(w, "--linker-path=")) {
-            ++paths;
-            linker = std::string(*l);
-            w = "--linker-path=" + shim;
-        }
-    if (paths != 1)
-        return print_error(cl.name, make_error("the job names --linker-path= " +
-                                               std::to_string(paths) + " times, not once"));
     std::error_code ec;
-    std::filesystem::create_symlink(util::self_exe(), shim, ec);
-    nlohmann::json info{{"fatbin", std::filesystem::absolute(fatbin, ec).string()},
-                        {"linker", linker}};
-    if (ec) return print_error(cl.name, make_error("cannot make " + shim + ": " + ec.message()));
-    if (Status st =
-            util::write_file_atomic(util::join_path(temp.path(), std::string(kInfo)), info.dump());
-        !st)
-        return print_error(cl.name, st.error());
-    auto ran = util::run_capture_tmp(ours, temp.path());
+    auto ours = with_our_linker(job, temp, [&](const std::string& linker) {
+        return nlohmann::json{{"fatbin", std::filesystem::absolute(fatbin, ec).string()},
+                              {"linker", linker}};
+    });
+    if (!ours) return print_error(cl.name, ours.error());
+    auto ran = util::run_capture_tmp(*ours, temp.path());
     if (!ran) return print_error(cl.name, ran.error());
     auto why = util::read_file(util::join_path(temp.path(), std::string(kRefused)));
     if (ran->exit_code == 0 || !why) {

@@ -63,6 +63,16 @@ int wrapper_link_main(int argc, char** argv);
 bool is_wrapper_linker(std::string_view argv0);
 int wrapper_linker_main(int argc, char** argv);
 
+/// `phc-ninja wrapper-image --arch ARCH -o IMAGE -- JOB` (run by the device
+/// link edges of clang 19's new-driver RDC links, whose wrapper links the
+/// device code in its own process): runs the wrapper's JOB, whose inputs hold
+/// device code of ARCH alone, with itself as the linker, which copies the
+/// image the wrapper linked for ARCH to IMAGE instead of linking.
+int wrapper_image_main(int argc, char** argv);
+
+/// The wrapper's job a wrapper-image command runs: after its "--".
+std::vector<std::string> wrapped_image_job(const std::vector<std::string>& cmd);
+
 /// The job that links without the images: `job` without its --override-image words.
 std::vector<std::string> without_images(const std::vector<std::string>& job);
 

@@ -3,6 +3,7 @@
 #include "compile/command.h"
 #include "compile/shell.h"
 #include "probe/probe.h"
+#include "split/guard.h"
 #include "split/link.h"
 #include "split/plan.h"
 #include "split/wrapper_link.h"
@@ -81,6 +82,7 @@ Result<std::vector<OffloadImage>> offload_images(std::string_view s) {
             return bad("its image lies outside it");
         OffloadImage img;
         img.image = bin.substr(static_cast<size_t>(image_at), static_cast<size_t>(image_size));
+        img.binary = bin;
         for (uint64_t k = 0; k < count; ++k) {
             const size_t at_k = static_cast<size_t>(strings + 16 * k);
             auto key = c_string(bin, u64(bin, at_k));
@@ -143,6 +145,26 @@ public:
 
     /// Why the step cannot know every file the wrapper reads, or "".
     std::string problem;
+
+    /// "FILE(MEMBER)" of the first archive member the wrapper may read that
+    /// holds device code, or "".
+    Result<std::string> device_archive() {
+        for (const std::string& file : files_) {
+            if (!starts_as_archive(file)) continue;
+            auto bytes = load(file);
+            if (!bytes) return bytes.error();
+            auto members = members_of(file, **bytes);
+            if (!members) return members.error();
+            for (const util::ar::Member& m : **members) {
+                auto obj = util::elf::parse(m.data);
+                if (!obj) continue; // not an object: nothing the wrapper links as device code
+                int at = obj->find(".llvm.offloading");
+                if (at >= 0 && obj->sections[static_cast<size_t>(at)].size > 0)
+                    return file + "(" + m.name + ")";
+            }
+        }
+        return std::string();
+    }
 
     /// The one image the wrapper's temporary file `name` holds.
     Result<std::string_view> find(const std::string& name, const std::string& triple) {
@@ -267,6 +289,76 @@ Status write_if_changed(const std::string& path, std::string_view content) {
     return util::write_file_atomic(path, content);
 }
 
+/// Whether device job `w` of the wrapper's dry run links what the wrapper
+/// linked in its own process (clang 19: no -flto, and its one temporary input
+/// is "<output>.<triple>.<arch>-<random>.o", the wrapper's LTO output).
+bool links_in_process(const std::vector<std::string>& w, const std::string& output,
+                      const std::string& prefix) {
+    if (std::find(w.begin(), w.end(), "-flto") != w.end()) return false;
+    const std::string arch = probe::job_value(w, "-mcpu=");
+    const std::string name = std::string(compile::base_name(output)) + "." +
+                             probe::job_value(w, "--target=") + "." + arch + "-";
+    int reads = 0, lto = 0;
+    for (size_t i = 1; i < w.size(); ++i) {
+        if (w[i - 1] == "-o" || !w[i].starts_with(prefix)) continue;
+        ++reads;
+        lto += w[i].substr(prefix.size()).starts_with(name) ? 1 : 0;
+    }
+    return reads == 1 && lto == 1;
+}
+
+/// The device link of `arch` for a wrapper that links in its own process:
+/// the wrapper's own job given, for each input object holding device code,
+/// an object holding that architecture's offload binary alone
+/// ("<dir>/x/<arch>/<k>/<name>", rewritten only when it changes), run by
+/// `phc-ninja wrapper-image`. `hash` gets what the objects hold.
+Result<std::vector<std::string>> per_arch_wrapper(const std::vector<std::string>& job,
+                                                  const std::string& arch,
+                                                  const std::string& triple, const std::string& dir,
+                                                  util::Hasher& hash) {
+    std::vector<std::string> out{util::self_exe(),
+                                 "wrapper-image",
+                                 "--arch",
+                                 arch,
+                                 "-o",
+                                 device_link_image(dir, arch),
+                                 "--"};
+    size_t k = 0;
+    for (size_t i = 0; i < job.size(); ++i) {
+        const std::string& w = job[i];
+        if (i == 0 || job[i - 1] == "-o" || w.starts_with("-") || !util::file_exists(w)) {
+            out.push_back(w);
+            continue;
+        }
+        auto bytes = util::read_file(w);
+        if (!bytes) return make_error("cannot read " + w + ": " + bytes.error().message);
+        auto obj = util::elf::parse(*bytes);
+        int at = obj ? obj->find(".llvm.offloading") : -1;
+        if (at < 0) { // no device code (archives were looked into before)
+            out.push_back(w);
+            continue;
+        }
+        auto images = offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
+        if (!images) return make_error(w + ": " + images.error().message);
+        std::string_view slice;
+        int n = 0;
+        for (const OffloadImage& img : *images)
+            if (img.triple == triple && img.arch == arch) {
+                slice = img.binary;
+                ++n;
+            }
+        if (n > 1) return make_error(w + " holds " + std::to_string(n) + " images of " + arch);
+        const std::string folder = dir + "/x/" + safe_arch(arch) + "/" + std::to_string(k++);
+        if (Status made = util::make_dirs(folder); !made) return made.error();
+        const std::string path = folder + "/" + std::string(compile::base_name(w));
+        if (Status st = write_if_changed(path, util::elf::only_section(*obj, at, slice)); !st)
+            return st.error();
+        hash.add(path).add(slice);
+        out.push_back(path);
+    }
+    return out;
+}
+
 } // namespace
 
 Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
@@ -285,6 +377,7 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
     const std::string output = probe::job_word_after(job, "-o");
     const std::string prefix = temp + "/";
     const std::vector<std::vector<std::string>> jobs = probe::wrapper_jobs(dry_run);
+    bool checked_archives = false;
     std::vector<std::pair<std::string, std::string>> written; // the wrapper's name, the image
     const std::vector<std::string>* bundler = nullptr;
     for (const std::vector<std::string>& w : jobs) {
@@ -304,6 +397,24 @@ Result<LinkPlanFiles> decide_link_plan(const std::vector<std::string>& job,
         if (!r.device[k].empty()) return alone("the wrapper links " + arch + " twice");
         const std::string triple = probe::job_value(w, "--target=");
         util::Hasher hash;
+        if (links_in_process(w, output, prefix)) {
+            // clang 19: the wrapper given one architecture's device code links it alone.
+            if (!checked_archives) {
+                auto archive = inputs.device_archive();
+                if (!archive) return alone(archive.error().message);
+                if (!archive->empty())
+                    return alone("the wrapper links " + *archive +
+                                 "'s device code in its own process, picking archive members by "
+                                 "their symbols");
+                checked_archives = true;
+            }
+            auto cmd = per_arch_wrapper(job, arch, triple, dir, hash);
+            if (!cmd) return alone(cmd.error().message);
+            written.emplace_back(probe::job_word_after(w, "-o"), device_link_image(dir, arch));
+            r.device[k] = std::move(*cmd);
+            r.device_inputs_hash[k] = hash.hex128();
+            continue;
+        }
         std::vector<std::string> argv;
         size_t n = 0;
         for (size_t i = 0; i < w.size(); ++i) {
@@ -440,6 +551,50 @@ Result<LinkPlanFiles> plan_driver_link(const std::vector<std::string>& link,
     return decide_driver_plan(p, link, archs, dir);
 }
 
+/// The device job of `arch` among a wrapper's dry-run jobs, or null.
+const std::vector<std::string>* device_job_of(const std::vector<std::vector<std::string>>& jobs,
+                                              const std::string& arch) {
+    const std::vector<std::string>* found = nullptr;
+    for (const auto& j : jobs)
+        if (probe::job_value(j, "-mcpu=") == arch) {
+            if (found) return nullptr;
+            found = &j;
+        }
+    return found;
+}
+
+/// "" when the wrapper-image command `cmd`'s job, run with --dry-run, runs
+/// for `arch` the device job `original` (the original job's dry run) runs
+/// for it, and no other device job; else the difference.
+std::string per_arch_jobs_differ(const std::vector<std::vector<std::string>>& original,
+                                 const std::vector<std::string>& cmd, const std::string& arch) {
+    std::vector<std::string> dry = wrapped_image_job(cmd);
+    dry.push_back("--dry-run");
+    util::TempDir scratch("phc-link-plan");
+    if (scratch.path().empty()) return "cannot make a temporary folder";
+    auto ran = util::run_capture_tmp(dry, scratch.path());
+    if (!ran || ran->exit_code != 0)
+        return "the wrapper's --dry-run given " + arch + "'s device code alone failed";
+    const std::vector<std::vector<std::string>> jobs = probe::wrapper_jobs(ran->err + ran->out);
+    size_t devices = 0;
+    for (const auto& j : jobs)
+        devices += probe::job_value(j, "-mcpu=").empty() ? 0 : 1;
+    const std::vector<std::string>* ours = device_job_of(jobs, arch);
+    const std::vector<std::string>* theirs = device_job_of(original, arch);
+    if (!ours || !theirs || devices != 1)
+        return "the wrapper given " + arch + "'s device code alone links other device code";
+    // Temporary files are named by the job that writes them on both sides.
+    const std::string temp = probe::job_word_after(*theirs, "-o");
+    JobSet a, b;
+    a.jobs = {*theirs};
+    a.temp_dirs = {temp.substr(0, temp.rfind('/'))};
+    const std::string mine = probe::job_word_after(*ours, "-o");
+    b.jobs = {*ours};
+    b.temp_dirs = {mine.substr(0, mine.rfind('/'))};
+    std::string why = compare_jobs(a, b);
+    return why.empty() ? why : "the wrapper given " + arch + "'s device code alone: " + why;
+}
+
 /// The wrapper's job, planned from its --dry-run now.
 Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
                                         const std::vector<std::string>& archs,
@@ -453,7 +608,20 @@ Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
     if (ran->exit_code != 0)
         return wrapper_links_all(job, archs.size(),
                                  fmt::format("its --dry-run failed (exit {})", ran->exit_code));
-    return decide_link_plan(job, archs, dir, ran->err + ran->out, scratch.path());
+    const std::string said = ran->err + ran->out;
+    auto r = decide_link_plan(job, archs, dir, said, scratch.path());
+    if (!r || !r->why.empty()) return r;
+    // A device link the wrapper runs given one architecture's device code
+    // (clang 19's, wrapper-image) must be the one it runs for that
+    // architecture given all of it, as their dry runs say.
+    const std::vector<std::vector<std::string>> original = probe::wrapper_jobs(said);
+    for (size_t k = 0; k < archs.size(); ++k) {
+        const std::vector<std::string>& cmd = r->device[k];
+        if (cmd.size() < 2 || cmd[1] != "wrapper-image") continue;
+        if (std::string why = per_arch_jobs_differ(original, cmd, archs[k]); !why.empty())
+            return wrapper_links_all(job, archs.size(), why);
+    }
+    return r;
 }
 
 } // namespace

@@ -46,7 +46,8 @@ std::string driver_device_link_output(const std::string& dir, const std::string&
 /// One image of an offload binary (clang-offload-packager's format).
 struct OffloadImage {
     std::string triple, arch;
-    std::string_view image; ///< a view into the section given
+    std::string_view image;  ///< a view into the section given
+    std::string_view binary; ///< the whole offload binary holding it (header, entry, strings)
 };
 
 /// The images of a `.llvm.offloading` section: offload binaries one after

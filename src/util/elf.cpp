@@ -384,4 +384,50 @@ std::string first_difference(std::string_view split, std::string_view reference)
     return out;
 }
 
+std::string only_section(const Object& o, int index, std::string_view contents) {
+    const Section& sec = o.sections[static_cast<size_t>(index)];
+    const uint64_t shoff = read_le<uint64_t>(o.bytes, 40);
+    const uint16_t shentsize = read_le<uint16_t>(o.bytes, 58);
+    auto put = [](std::string& b, uint64_t at, uint64_t v, int n) {
+        for (int i = 0; i < n; ++i)
+            b[at + static_cast<uint64_t>(i)] = static_cast<char>((v >> (8 * i)) & 0xff);
+    };
+    auto align8 = [](std::string& b) { b.resize((b.size() + 7) / 8 * 8, '\0'); };
+    const std::string names = std::string(1, '\0') + sec.name + '\0' + ".shstrtab" + '\0';
+    std::string b(o.bytes.substr(0, 64));
+    put(b, 16, 1, 2);  // e_type: relocatable
+    put(b, 24, 0, 8);  // e_entry
+    put(b, 32, 0, 8);  // e_phoff
+    put(b, 54, 0, 2);  // e_phentsize
+    put(b, 56, 0, 2);  // e_phnum
+    put(b, 52, 64, 2); // e_ehsize
+    const uint64_t data_at = b.size();
+    b += contents;
+    align8(b);
+    const uint64_t names_at = b.size();
+    b += names;
+    align8(b);
+    const uint64_t headers_at = b.size();
+    b.resize(headers_at + 3 * 64, '\0');
+    put(b, 40, headers_at, 8);
+    put(b, 58, 64, 2);
+    put(b, 60, 3, 2);
+    put(b, 62, 2, 2);
+    // 1: the section, its header as in `o` but for name, offset and size.
+    b.replace(headers_at + 64, 64,
+              o.bytes.substr(shoff + static_cast<uint64_t>(index) * shentsize, 64));
+    put(b, headers_at + 64, 1, 4);
+    put(b, headers_at + 64 + 24, data_at, 8);
+    put(b, headers_at + 64 + 32, contents.size(), 8);
+    put(b, headers_at + 64 + 40, 0, 4); // sh_link: no other section here
+    put(b, headers_at + 64 + 44, 0, 4); // sh_info
+    // 2: the names.
+    put(b, headers_at + 128, 2 + sec.name.size(), 4);
+    put(b, headers_at + 128 + 4, 3, 4); // SHT_STRTAB
+    put(b, headers_at + 128 + 24, names_at, 8);
+    put(b, headers_at + 128 + 32, names.size(), 8);
+    put(b, headers_at + 128 + 48, 1, 8); // sh_addralign
+    return b;
+}
+
 } // namespace phc::util::elf

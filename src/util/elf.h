@@ -1,7 +1,8 @@
 // A reader of ELF64 little-endian object files: the section headers, a
 // section's bytes, and which sections' relocations point into a section.
 // Just what the embed step's guard and `phc-ninja check`'s "first differing
-// section" need; it never writes ELF.
+// section" need; it writes one kind of ELF file only, an object of one
+// section (only_section).
 //
 // The format (System V gABI; `man 5 elf`): a 64-byte header (e_shoff at 40,
 // e_shentsize at 58, e_shnum at 60, e_shstrndx at 62), section headers of
@@ -100,5 +101,12 @@ Result<std::vector<std::string>> defined_symbols(const Object& o);
 /// 0x5a)" (or in the ELF header, outside every section, at a byte of a file
 /// that is no ELF object), and both sizes when they differ.
 std::string first_difference(std::string_view split, std::string_view reference);
+
+/// A relocatable object of the section `index` of `o` alone, holding
+/// `contents`: `o`'s ELF header (identification, machine, flags) and that
+/// section's header (type, flags, alignment, ...) but for its name, offset and
+/// size, and a section name table. What a reader of that one section (clang-
+/// linker-wrapper's of `.llvm.offloading`) sees as it would in `o`.
+std::string only_section(const Object& o, int index, std::string_view contents);
 
 } // namespace phc::util::elf

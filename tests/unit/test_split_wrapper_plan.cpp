@@ -7,6 +7,7 @@
 #include "split/wrapper_link.h"
 #include "split/wrapper_plan.h"
 #include "util/archive.h"
+#include "util/elf.h"
 #include "util/file.h"
 
 #include <algorithm>
@@ -321,6 +322,89 @@ TEST_CASE("link plan at build time, target IDs with features: the fat binary by 
     REQUIRE(q);
     CHECK(q->why.find("bundles no fat binary") != std::string::npos);
     CHECK(q->host == std::vector<Strings>{job});
+}
+
+TEST_CASE("link plan at build time, clang 19 (the wrapper links in its own process): each "
+          "architecture's link is the wrapper given that architecture's device code alone") {
+    test::InScratch here("phc-wplan-19");
+    REQUIRE(util::write_file_atomic("a.o", device_object("a", kArchs)));
+    REQUIRE(util::write_file_atomic("h.o", test::object({{".text", "host only"}})));
+    const std::string temp = "/tmp/phc-link-plan-T";
+    // What clang 19's wrapper prints: each device job links the output of its
+    // own LTO, "<output>.<triple>.<arch>-<random>.o".
+    std::string text;
+    for (const std::string& a : kArchs)
+        text += " \"/usr/lib/llvm-19/bin/clang\" --no-default-config -o " + temp + "/app.amdgcn." +
+                a + "-1a2b3c.img --target=amdgcn-amd-amdhsa -mcpu=" + a +
+                " -O2 -Wl,--no-undefined " + temp + "/app.amdgcn-amd-amdhsa." + a + "-3aef82.o\n";
+    text += " \"/usr/bin/ld\" -o app " + temp + "/app.hip.image.wrapper-1.o a.o h.o\n";
+    const Strings job = {"/usr/lib/llvm-19/bin/clang-linker-wrapper",
+                         "--linker-path=/usr/bin/ld",
+                         "-o",
+                         "app",
+                         "a.o",
+                         "h.o"};
+    auto r = split::decide_link_plan(job, kArchs, "app.phc", text, temp);
+    REQUIRE_MESSAGE(r, r.error().message);
+    REQUIRE_MESSAGE(r->why.empty(), r->why);
+    const Strings& d = r->device[1];
+    REQUIRE(d.size() == job.size() + 7);
+    CHECK(d[1] == "wrapper-image");
+    CHECK(d[3] == "gfx90a");
+    CHECK(d[5] == "app.phc/gfx90a.img");
+    const Strings wrapped(d.begin() + 7, d.end());
+    CHECK(wrapped == Strings{job[0], job[1], "-o", "app", "app.phc/x/gfx90a/0/a.o", "h.o"});
+    // The object given holds gfx90a's offload binary alone, byte for byte.
+    auto sliced = util::read_file("app.phc/x/gfx90a/0/a.o");
+    REQUIRE(sliced);
+    auto obj = util::elf::parse(*sliced);
+    REQUIRE_MESSAGE(obj, obj.error().message);
+    const int at = obj->find(".llvm.offloading");
+    REQUIRE(at > 0);
+    CHECK(obj->find(".text") < 0);
+    auto images = split::offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
+    REQUIRE(images);
+    REQUIRE(images->size() == 1);
+    CHECK((*images)[0].arch == "gfx90a");
+    CHECK((*images)[0].image == "BC:a:gfx90a");
+    CHECK(r->device_inputs_hash[0] != r->device_inputs_hash[1]);
+    REQUIRE(r->host.size() == 1);
+    CHECK(r->host[0].back() == "--override-image=hip=app.phc/gfx90a.img");
+
+    SUBCASE("a host-only change gives the same plans") {
+        REQUIRE(util::write_file_atomic("h.o", test::object({{".text", "other host code"}})));
+        auto again = split::decide_link_plan(job, kArchs, "app.phc", text, temp);
+        REQUIRE(again);
+        CHECK(again->device == r->device);
+        CHECK(again->device_inputs_hash == r->device_inputs_hash);
+    }
+    SUBCASE("an archive member with device code: the wrapper picks members, left to it") {
+        REQUIRE(util::write_file_atomic("libx.a", archive({{"b.o", device_object("b", kArchs)}})));
+        Strings with = job;
+        with.push_back("libx.a");
+        auto q = split::decide_link_plan(with, kArchs, "app.phc", text, temp);
+        REQUIRE(q);
+        CHECK(q->why.find("libx.a(b.o)") != std::string::npos);
+        CHECK(q->host == std::vector<Strings>{with});
+    }
+}
+
+TEST_CASE("one section alone: the ELF header and the section's header kept, the contents given") {
+    const std::string in = test::object(
+        {{".text", "code"}, {".llvm.offloading", "OLD", 0x6fff4c00}, {".data", "data"}});
+    auto o = util::elf::parse(in);
+    REQUIRE(o);
+    const int at = o->find(".llvm.offloading");
+    const std::string out = util::elf::only_section(*o, at, "NEW CONTENTS");
+    auto p = util::elf::parse(out);
+    REQUIRE_MESSAGE(p, p.error().message);
+    REQUIRE(p->sections.size() == 3);
+    CHECK(p->sections[1].name == ".llvm.offloading");
+    CHECK(p->sections[1].type == 0x6fff4c00);
+    CHECK(p->contents(p->sections[1]) == "NEW CONTENTS");
+    CHECK(p->sections[2].name == ".shstrtab");
+    CHECK(p->find(".text") < 0);
+    CHECK(out.substr(0, 16) == in.substr(0, 16));
 }
 
 namespace {
