@@ -131,6 +131,12 @@ Status build(const std::vector<std::string>& compiler, const std::string& output
     // In the chroot the compiler is /usr/bin/clang: the driver looks for the
     // bundler beside it.
     if (auto st = place(n->bundler, root, "/usr/bin/clang-offload-bundler"); !st) return st;
+    // The bundler looks for llvm-objcopy beside itself (clang 22's refuses to
+    // run without it: "unable to find 'llvm-objcopy' in path"); from its own
+    // folder, of its own LLVM, whose libraries icecc-create-env packed.
+    const std::string objcopy = (fs::path(n->bundler).parent_path() / "llvm-objcopy").string();
+    if (util::file_exists(objcopy))
+        if (auto st = place(objcopy, root, "/usr/bin/llvm-objcopy"); !st) return st;
     // Every library of the folders the driver links from: it checks for the
     // folder's whole set, and other architectures link other files.
     std::set<std::string> folders;
