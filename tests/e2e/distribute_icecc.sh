@@ -194,6 +194,44 @@ expect_eq "host compiles redone from the source" 2 "$(grep -c "names host.ii, no
 same overlap local
 pass "--overlap-host with icecc compiling here: the host objects made from the source, identical"
 
+# clang 22's new offload driver (issue 41): an environment of its own
+# (icecc-env for clang 22, with the llvm-objcopy its bundler needs), given by
+# ICECC_VERSION to these builds only; a plain and an -fgpu-rdc object with a
+# target ID that carries a feature: 4 device compiles on the remote daemon,
+# every output identical to the local split's, which is the driver's own.
+C22=/usr/lib/llvm-22/bin/clang++
+SHIM="-mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64" # ROCm 5.2 headers under clang 22
+"$PHC" icecc-env -o "$ice/env22.tar.gz" --tmpdir "$ice/daemon-tmp" -- "$C22" $HIP_FLAGS_DEFAULT $SHIM \
+  >ice/env22.out 2>&1 || fail "icecc-env for clang 22 failed: $(cat ice/env22.out)"
+chown icecc "$ice/env22.tar.gz"
+listing=$(tar -tzf ice/env22.tar.gz)
+grep -qx ./usr/bin/llvm-objcopy <<<"$listing" || fail "clang 22's environment lacks llvm-objcopy"
+mkdir -p local22 dist22
+for d in local22 dist22; do
+  cat >"$d/build.ninja" <<R
+rule hip
+  command = $C22 -x hip $HIP_FLAGS_DEFAULT $SHIM --offload-new-driver -O2 \$flags -MD -MF \$out.d -c \$in -o \$out
+  depfile = \$out.d
+  deps = gcc
+build k.o: hip ../src/k.hip
+  flags = --offload-arch=gfx906 --offload-arch=gfx90a:xnack+
+build r.o: hip ../src/r.hip
+  flags = -fgpu-rdc --offload-arch=gfx906 --offload-arch=gfx90a:xnack+
+R
+done
+(cd local22 && "$PHC" regen -q && ninja >/dev/null 2>&1) || fail "clang 22 local split build failed"
+"$PHC" check -C local22 k.o r.o >check22.out 2>&1 || fail "clang 22's local split is not the driver's: $(cat check22.out)"
+(cd dist22 && "$PHC" regen --distribute icecc >../dist22.regen) || fail "clang 22 regen: $(cat dist22.regen)"
+grep -q "4 device compiles sent to icecc" dist22.regen || fail "clang 22: regen says: $(cat dist22.regen)"
+before=$(remote_runs)
+(cd dist22 && ICECC_VERSION=$ice/env22.tar.gz ninja >../dist22.build 2>&1) ||
+  fail "clang 22 distributed build failed: $(cat dist22.build)"
+expect_eq "clang 22 device compiles the remote daemon ran" $((before + 4)) "$(remote_runs)"
+for o in k.o r.o k.o.phc/gfx906.o r.o.phc/device.pkg; do
+  cmp "dist22/$o" "local22/$o" || fail "clang 22: $o differs from the local split's"
+done
+pass "clang 22's new driver on icecc: 4 remote device compiles (RDC and not, gfx90a:xnack+), outputs identical to the local split's and the driver's"
+
 # The remote daemon stopped midway: icecc compiles the rest locally.
 (cd dist && ninja -t clean >/dev/null)
 before=$(remote_runs)
