@@ -13,7 +13,7 @@
 # the kernel-less trap fails the build; --overlap-host sends the host compiles
 # too (and, when icecc compiles here, device-ii compiles the source); the
 # remote daemon stopped midway still gives identical outputs (icecc compiles
-# locally).
+# locally). And clang 22's new driver with an environment of its own.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 command -v iceccd >/dev/null 2>&1 || { echo "SKIP: icecream is not installed (scripts/setup)"; exit 0; }
 if [ -z "${PHC_ICECC_NS:-}" ]; then
