@@ -100,6 +100,7 @@ n=$(grep -c "HIP gfx1030 " <<<"$w" || true)
 expect_eq "new gfx1030 device edges" 2 "$n"
 ninja -C "$b" >/dev/null
 for o in $(objs); do identical "$o"; done
+cp "$saxpy" "$dir/saxpy-checked.o" # to compare with after the failing build below
 # The records regen put back are the real ones: a device-only header change
 # still rebuilds every architecture's device code of the object that reads it.
 touch "$src/include/device_tuning.hpp"
@@ -120,7 +121,8 @@ grep -q "FAILED: CMakeFiles/phc_kernels.dir/src/saxpy.hip.o.phc/gfx90a.o" "$dir/
   fail "the failing edge is not gfx90a's device edge"
 cp "$dir/saxpy.good" "$src/src/saxpy.hip"
 ninja -C "$b" >/dev/null || fail "build after the fix failed"
-identical "$saxpy"
+# The source is again the one whose object the driver's matched above.
+cmp -s "$dir/saxpy-checked.o" "$saxpy" || fail "saxpy's object after the fix differs from the driver's before"
 pass "a gfx90a-only error fails the build with the compiler's message; the fix builds"
 
 # ccache as the compiler launcher: a device-only header change gives a changed, correct object.
