@@ -8,7 +8,10 @@
 # every compiler here (clang 15, hipcc, clang 19 old and new driver, clang 22
 # old and new driver). `phc-ninja check --all` is the oracle where it can be
 # (it compiles each object with the driver and the split's CUID); it and
-# PHC_CHECK=1 are shown to fail on an object that differs. Then the embed
+# PHC_CHECK=1 are shown to fail on an object that differs. An object another
+# mode builds with the same command in a folder of the same shape (so with the
+# same CUID) is compared (cmp) with the plain split's, which the driver's own
+# matched, instead of being compiled by the driver again. Then the embed
 # step's guard: an object whose code points into .hip_fatbin fails the step.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir fidelity)
@@ -72,25 +75,30 @@ manifest split "" "${all[@]}"
 built split
 checked split 31
 pass "plain split: 31 objects of 6 compilers and driver modes identical to the driver's"
-# --overlap-host in a copy of the split build: regen works from the original,
-# and ninja runs again only the edges whose commands changed (the device
-# compiles do not). Each object is then compared with the split's, which the
-# driver's own made above (the same CUID: both builds name their files alike);
-# the -g object, whose debug information names the build directory, is
-# checked against the driver in place.
-cp -a split overlap
-built overlap --overlap-host
-expect_eq "embed edges under --overlap-host" 31 "$(grep -c 'PHC_DESC = HIP embed ' overlap/build.ninja)"
-for o in split/*/*.o; do
-  o=${o#split/}
+# --overlap-host in the same build folder (the plain split's objects kept in
+# ref/ first): regen works from the original, and ninja runs again only the
+# edges whose commands changed: the host compiles and the new embed steps,
+# not the device compiles (their commands name the build folder, so in a copy
+# of it they would all run again). Each object is then compared with the
+# plain split's, which the driver's own made above (the same CUID); the -g
+# object, whose debug information names the build directory, is checked
+# against the driver. ref/ is the plain split's objects for the sections below.
+mkdir -p ref && (cd split && cp --parents ./*/*.o ../ref/) || fail "no split objects to keep"
+built split --overlap-host
+expect_eq "embed edges under --overlap-host" 31 "$(grep -c 'PHC_DESC = HIP embed ' split/build.ninja)"
+expect_eq "device compiles run again for --overlap-host" 0 \
+  "$(grep -Ec '^\[[0-9/]+\] HIP (gfx[0-9a-z]+|codegen gfx[0-9a-z]+) ' split/ninja.out || true)"
+expect_eq "embed steps run for --overlap-host" 31 "$(grep -Ec '^\[[0-9/]+\] HIP embed ' split/ninja.out || true)"
+for o in ref/*/*.o; do
+  o=${o#ref/}
   [ "${o##*/}" = strings-g.o ] && continue
-  cmp -s "split/$o" "overlap/$o" || fail "overlap/$o differs from the split's (and so the driver's) object"
+  cmp -s "ref/$o" "split/$o" || fail "split/$o under --overlap-host differs from the plain split's (and so the driver's) object"
 done
-"$PHC" check -C overlap c15/strings-g.o >overlap/check.out 2>&1 ||
-  fail "check of overlap/c15/strings-g.o: $(cat overlap/check.out)"
-grep -Eq "^phc-ninja check: 1 of 31 split outputs checked: 1 identical$" overlap/check.out ||
-  fail "overlap/c15/strings-g.o: $(cat overlap/check.out)"
-for o in overlap/*/nokernel.o; do
+"$PHC" check -C split c15/strings-g.o >split/check-g.out 2>&1 ||
+  fail "check of c15/strings-g.o under --overlap-host: $(cat split/check-g.out)"
+grep -Eq "^phc-ninja check: 1 of 31 split outputs checked: 1 identical$" split/check-g.out ||
+  fail "c15/strings-g.o under --overlap-host: $(cat split/check-g.out)"
+for o in split/*/nokernel.o; do
   ! llvm-objdump -h "$o" | grep -q hip_fatbin || fail "$o has a .hip_fatbin (the driver's has none)"
 done
 pass "--overlap-host: 31 objects identical, those without device code too (no .hip_fatbin)"
@@ -152,22 +160,32 @@ for o in cc/strings.o cache/cc-symbols.o; do
   grep -q "$o.*hipcc does not read response files itself" rsp/regen.out ||
     fail "$o (hipcc with a response file) is not left alone: $(grep "$o" rsp/regen.out)"
 done
-checked rsp 8
-split_rsp=(c15/strings.o c15/symbols.o c22n/strings.o c22n/symbols.o cache/c15-strings.o
-  cache/c15-symbols.o cache/c22n-strings.o cache/c22n-symbols.o)
-mkdir -p rsp-first && (cd rsp && cp --parents "${split_rsp[@]}" ../rsp-first/) || fail "no split objects to keep"
-ninja -C rsp -t clean >/dev/null
+# The objects compiled without ccache have the plain split's names and, the
+# response file read, its command: its CUID, and so the bytes it checked
+# against the driver's above. Those through ccache are checked here.
+split_rsp=(c15/strings.o c15/symbols.o c22n/strings.o c22n/symbols.o)
+cache_rsp=(cache/c15-strings.o cache/c15-symbols.o cache/c22n-strings.o cache/c22n-symbols.o)
+for o in "${split_rsp[@]}"; do
+  cmp -s "ref/$o" "rsp/$o" || fail "rsp/$o (a response file) differs from the plain split's (the driver's)"
+done
+"$PHC" check -C rsp "${cache_rsp[@]}" >rsp/check.out 2>&1 || fail "check in rsp: $(cat rsp/check.out)"
+grep -q "^phc-ninja check: 4 of 8 split outputs checked: 4 identical$" rsp/check.out ||
+  fail "check in rsp did not find the 4 ccache objects identical: $(cat rsp/check.out)"
+mkdir -p rsp-first && (cd rsp && cp --parents "${cache_rsp[@]}" ../rsp-first/) || fail "no split objects to keep"
+# Only what ccache compiled (and the split steps of it) is built again.
+ninja -C rsp -t clean "${cache_rsp[@]}" cache/cc-strings.o cache/cc-symbols.o >/dev/null
+[ ! -e rsp/cache/c15-strings.o.phc/gfx906.o ] || fail "ninja -t clean left the split steps' outputs"
 ninja -C rsp >rsp/ninja2.out 2>&1 || fail "rebuild from the cache failed: $(tail rsp/ninja2.out)"
 ccache -s -v >ccache.out 2>&1 || true
 grep -Eq "Hits: +[1-9]" ccache.out || fail "no ccache hits on the rebuild: $(cat ccache.out)"
 # The objects from the cache are those the driver's own matched above.
 n=0
-for o in "${split_rsp[@]}"; do
+for o in "${cache_rsp[@]}"; do
   cmp -s "rsp-first/$o" "rsp/$o" || fail "rsp/$o, from the cache, differs from the first build's (the driver's)"
   n=$((n + 1))
 done
-expect_eq "split objects compared after the rebuild from the cache" 8 "$n"
-pass "response files and ccache (built, then from the cache), overlapped: 8 objects identical, hipcc's left alone"
+expect_eq "split objects compared after the rebuild from the cache" 4 "$n"
+pass "response files and ccache (built, then from the cache), overlapped: 8 objects identical (4 to the plain split's, 4 checked), hipcc's left alone"
 
 # 4. gen from the database ninja writes for the plain manifest, overlapped.
 manifest gen "" "c15|clang++-15|" "c22n|$C22|--offload-new-driver $SHIM"
@@ -175,22 +193,42 @@ manifest gen "" "c15|clang++-15|" "c22n|$C22|--offload-new-driver $SHIM"
 (cd gen && "$PHC" gen --overlap-host -p compile_commands.json -o phc.ninja >gen.out 2>&1) ||
   fail "gen failed: $(cat gen/gen.out)"
 ninja -C gen -f phc.ninja >gen/ninja.out 2>&1 || fail "gen build failed: $(tail gen/ninja.out)"
-checked gen 11 -f phc.ninja
-pass "gen --overlap-host: 11 objects identical"
+# The plain split's commands and names, so its CUIDs: its objects, which the
+# driver's matched; the -g object (it names its build folder) against the driver.
+n=0
+for o in gen/*/*.o; do
+  o=${o#gen/}
+  [ "${o##*/}" = strings-g.o ] && continue
+  cmp -s "ref/$o" "gen/$o" || fail "gen/$o differs from the plain split's (the driver's)"
+  n=$((n + 1))
+done
+expect_eq "gen's objects compared with the plain split's" 10 "$n"
+"$PHC" check -C gen -f phc.ninja c15/strings-g.o >gen/check.out 2>&1 ||
+  fail "check of gen/c15/strings-g.o: $(cat gen/check.out)"
+grep -q "^phc-ninja check: 1 of 11 split outputs checked: 1 identical$" gen/check.out ||
+  fail "gen/c15/strings-g.o: $(cat gen/check.out)"
+pass "gen --overlap-host: 11 objects identical (10 to the plain split's, the -g one checked)"
 
-# 5. The launcher: PHC_CHECK=1 compares each object with the driver's own.
-mkdir -p launch
+# 5. The launcher: the plain split's commands, in a folder of the split's shape
+# with CCACHE_BASEDIR there (the CUID's root, as regen's is its build folder):
+# its CUIDs, so its objects, which the driver's matched. PHC_CHECK=1 compares
+# the first with the driver's own compile as well.
+mkdir -p launch/c15 launch/cc launch/c22n
 for c in "c15|clang++-15||1" "cc|hipcc||0" "c22n|$C22|--offload-new-driver $SHIM|1"; do
   IFS='|' read -r n cc fl overlap <<<"$c"
   for s in "${sources[@]}"; do
+    check=0
+    [ "$n/$s" = c15/strings ] && check=1
     # shellcheck disable=SC2086
-    PHC_CHECK=1 PHC_OVERLAP_HOST=$overlap PHC_NINJA_TRACE=$dir/launch/trace.log \
-      "$(dirname "$PHC")/phc-launch" $cc $FLAGS $fl $ARCHS -c "$corpus/$s.hip" \
-      -o "launch/$n-$s.o" 2>launch/err.out || fail "PHC_CHECK=1 phc-launch $n $s: $(cat launch/err.out)"
+    (cd launch && CCACHE_BASEDIR=$dir/launch PHC_CHECK=$check PHC_OVERLAP_HOST=$overlap \
+      PHC_NINJA_TRACE=$dir/launch/trace.log "$(dirname "$PHC")/phc-launch" $cc $FLAGS $fl $ARCHS \
+      -MD -MF "$n/$s.o.d" -c "$corpus/$s.hip" -o "$n/$s.o") 2>launch/err.out ||
+      fail "PHC_CHECK=$check phc-launch $n $s: $(cat launch/err.out)"
+    cmp -s "ref/$n/$s.o" "launch/$n/$s.o" || fail "launch/$n/$s.o differs from the plain split's (the driver's)"
   done
 done
 expect_eq "objects the launcher split" 15 "$(grep -c '::gfx906' launch/trace.log)"
-pass "the launcher under PHC_CHECK=1: 15 objects (3 compilers, 5 sources, overlapped or not) identical"
+pass "the launcher: 15 objects (3 compilers, 5 sources, overlapped or not) identical, one under PHC_CHECK=1"
 
 # 6. The checks can fail: a compiler whose host-only compiles differ from its
 # whole compiles (a shim) gives objects that are not the driver's. The
