@@ -94,6 +94,8 @@ expect_eq "new gfx908 device links" 2 "$(grep -c "HIP link gfx908 " <<<"$w" || t
 ninja -C "$b" >/dev/null 2>&1 || fail "build with gfx908 failed"
 for o in $(objs); do identical "$o"; done
 linked_identically
+# Kept to compare with after the failing link below (the same sources again).
+cp "$b/phc_rdc" "$b/libphc_rdc_shared.so" "$dir/" || fail "no links to keep"
 pass "adding gfx908 compiles and links only its device code; objects and executable still identical"
 
 # A device link that fails for one architecture fails the build with lld's message.
@@ -112,7 +114,10 @@ grep -Eq "FAILED: (phc_rdc|libphc_rdc_shared\.so)\.phc/gfx90a\.out" "$dir/fail.o
 ! grep -Eq "FAILED: .*gfx90[68]\.out" "$dir/fail.out" || fail "another architecture's link failed: $(grep FAILED "$dir/fail.out")"
 cp "$dir/kernels.good" "$src/src/kernels.hip"
 ninja -C "$b" >/dev/null 2>&1 || fail "build after the fix failed"
-linked_identically
+# The sources are again those of the links linked_identically matched above.
+for out in phc_rdc libphc_rdc_shared.so; do
+  cmp -s "$dir/$out" "$b/$out" || fail "$out after the fix differs from the driver's link before the failure"
+done
 pass "an undefined device symbol for gfx90a fails its device link with lld's message; the fix links"
 
 # hipcc as the compiler and linker: compiles and link split, identical.
