@@ -516,15 +516,14 @@ LinkPlan left_alone(compile::LinkAnalysis a, std::string why) {
     return p;
 }
 
-/// The offload packer beside clang-linker-wrapper `wrapper` ("" when none).
+} // namespace
+
 std::string packer_beside(const std::string& wrapper) {
     std::string dir(wrapper, 0, wrapper.rfind('/') + 1);
     for (const char* name : {"llvm-offload-binary", "clang-offload-packager"})
         if (::access((dir + name).c_str(), X_OK) == 0) return dir + name;
     return {};
 }
-
-} // namespace
 
 void rename_files(std::vector<std::vector<std::string>>& jobs,
                   const std::vector<std::pair<std::string, std::string>>& names) {
@@ -690,7 +689,7 @@ LinkPlan guarded(LinkPlan plan, const probe::DriverJobs& jobs, const FindSplitOb
 /// running what the plan step wrote. `job` is the wrapper's job, or with
 /// `driver` the old driver's link command.
 LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::string>& job,
-                            const std::string& private_dir, bool driver) {
+                            const std::string& private_dir, bool driver, bool in_process = false) {
     std::vector<std::string> archs;
     for (const std::string& w : job)
         if (!driver && w.starts_with("--should-extract=")) archs.push_back(w.substr(17));
@@ -708,6 +707,7 @@ LinkPlan deferred_link_plan(compile::LinkAnalysis a, const std::vector<std::stri
     Step p = base(StepKind::LinkPlan, "HIP link plan");
     p.argv = {util::self_exe(), "link-plan"};
     if (driver) p.argv.push_back("--driver");
+    if (in_process) p.argv.push_back("--in-process");
     p.argv.insert(p.argv.end(), {"--dir", dir, "--archs", joined, "--"});
     p.argv.insert(p.argv.end(), job.begin(), job.end());
     for (const compile::ParsedArg& arg : plan.analysis.args)
@@ -825,7 +825,7 @@ Result<LinkPlan> plan_link(compile::LinkAnalysis a, const FindSplitObject& find,
                                             " links the device code in its own process (its LTO)");
     if (inputs == LinkInputs::Present || in_process || !unknown_device_input(a, find).empty()) {
         // Device code not all from split objects: decided when the link runs.
-        return deferred_link_plan(std::move(a), *wrapper, private_dir, false);
+        return deferred_link_plan(std::move(a), *wrapper, private_dir, false, in_process);
     }
     auto run = dry_run_wrapper(*wrapper, a, find, scratch);
     if (!run) return run.error();

@@ -47,6 +47,9 @@ struct WrapperRun {
     std::vector<std::string> inputs; ///< and stands for this input, as the link names it
 };
 
+/// The offload packer beside clang-linker-wrapper `wrapper` ("" when none).
+std::string packer_beside(const std::string& wrapper);
+
 /// Every word of `jobs` naming a file of `names` (whole, or after '=') names
 /// what it maps to: (file, what it maps to) pairs.
 void rename_files(std::vector<std::vector<std::string>>& jobs,

@@ -315,7 +315,8 @@ bool links_in_process(const std::vector<std::string>& w, const std::string& outp
 Result<std::vector<std::string>> per_arch_wrapper(const std::vector<std::string>& job,
                                                   const std::string& arch,
                                                   const std::string& triple, const std::string& dir,
-                                                  util::Hasher& hash) {
+                                                  util::Hasher& hash,
+                                                  const std::string& slices = {}) {
     std::vector<std::string> out{util::self_exe(),
                                  "wrapper-image",
                                  "--arch",
@@ -323,6 +324,7 @@ Result<std::vector<std::string>> per_arch_wrapper(const std::vector<std::string>
                                  "-o",
                                  device_link_image(dir, arch),
                                  "--"};
+    const std::string xdir = slices.empty() ? dir + "/x" : slices;
     size_t k = 0;
     for (size_t i = 0; i < job.size(); ++i) {
         const std::string& w = job[i];
@@ -348,7 +350,7 @@ Result<std::vector<std::string>> per_arch_wrapper(const std::vector<std::string>
                 ++n;
             }
         if (n > 1) return make_error(w + " holds " + std::to_string(n) + " images of " + arch);
-        const std::string folder = dir + "/x/" + safe_arch(arch) + "/" + std::to_string(k++);
+        const std::string folder = xdir + "/" + safe_arch(arch) + "/" + std::to_string(k++);
         if (Status made = util::make_dirs(folder); !made) return made.error();
         const std::string path = folder + "/" + std::string(compile::base_name(w));
         if (Status st = write_if_changed(path, util::elf::only_section(*obj, at, slice)); !st)
@@ -595,13 +597,67 @@ std::string per_arch_jobs_differ(const std::vector<std::vector<std::string>>& or
     return why.empty() ? why : "the wrapper given " + arch + "'s device code alone: " + why;
 }
 
-/// The wrapper's job, planned from its --dry-run now.
+/// `job` with each input object that holds device code replaced by a
+/// stand-in in `scratch` of the same name holding, for each of its images'
+/// triples and architectures, empty device bitcode: clang 19's wrapper links
+/// the device code even for --dry-run (its LTO runs in its own process), and
+/// the jobs it prints do not depend on what the code is.
+Result<std::vector<std::string>> with_stand_ins(const std::vector<std::string>& job,
+                                                const std::string& scratch) {
+    const std::string packer = packer_beside(job[0]);
+    if (packer.empty()) return make_error("no offload packer beside " + job[0]);
+    const std::string clang = job[0].substr(0, job[0].rfind('/') + 1) + "clang";
+    const std::string bitcode = scratch + "/phc-empty.bc";
+    auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc",
+                                   "-o", bitcode, "-x", "c", "/dev/null"});
+    if (!made || made->exit_code != 0)
+        return make_error("'" + clang + "' cannot write stand-in device bitcode");
+    std::vector<std::string> out = job;
+    for (size_t i = 1, k = 0; i < out.size(); ++i) {
+        const std::string w = out[i];
+        if (out[i - 1] == "-o" || w.starts_with("-") || !util::file_exists(w)) continue;
+        auto bytes = util::read_file(w);
+        if (!bytes) return make_error("cannot read " + w + ": " + bytes.error().message);
+        auto obj = util::elf::parse(*bytes);
+        int at = obj ? obj->find(".llvm.offloading") : -1;
+        if (at < 0) continue;
+        auto images = offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
+        if (!images) return make_error(w + ": " + images.error().message);
+        const std::string folder = scratch + "/s" + std::to_string(k++);
+        if (Status st = util::make_dirs(folder); !st) return st.error();
+        std::vector<std::string> pack{packer, "-o", folder + "/packed"};
+        for (const OffloadImage& img : *images)
+            pack.push_back("--image=file=" + bitcode + ",triple=" + img.triple +
+                           ",arch=" + img.arch + ",kind=hip");
+        auto packed = util::run_capture(pack);
+        if (!packed || packed->exit_code != 0)
+            return make_error("'" + packer + "' cannot pack stand-in device code");
+        auto binary = util::read_file(folder + "/packed");
+        if (!binary) return binary.error();
+        const std::string stand_in = folder + "/" + std::string(compile::base_name(w));
+        if (Status st =
+                util::write_file_atomic(stand_in, util::elf::only_section(*obj, at, *binary));
+            !st)
+            return st.error();
+        out[i] = stand_in;
+    }
+    return out;
+}
+
+/// The wrapper's job, planned from its --dry-run now (`in_process`: a
+/// wrapper that links device code for --dry-run too, asked with stand-ins).
 Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
                                         const std::vector<std::string>& archs,
-                                        const std::string& dir) {
+                                        const std::string& dir, bool in_process) {
     util::TempDir scratch("phc-link-plan");
     if (scratch.path().empty()) return make_error("cannot make a temporary folder");
     std::vector<std::string> dry = job;
+    if (in_process) {
+        auto stood = with_stand_ins(job, scratch.path());
+        if (!stood) return wrapper_links_all(job, archs.size(), stood.error().message);
+        dry = std::move(*stood);
+    }
+    const std::vector<std::string> asked = dry;
     dry.push_back("--dry-run");
     auto ran = util::run_capture_tmp(dry, scratch.path());
     if (!ran) return ran.error();
@@ -618,7 +674,14 @@ Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
     for (size_t k = 0; k < archs.size(); ++k) {
         const std::vector<std::string>& cmd = r->device[k];
         if (cmd.size() < 2 || cmd[1] != "wrapper-image") continue;
-        if (std::string why = per_arch_jobs_differ(original, cmd, archs[k]); !why.empty())
+        // Asked as the original was: of the stand-ins, cut as the real inputs are.
+        const std::vector<std::string>* theirs = device_job_of(original, archs[k]);
+        util::Hasher unused;
+        auto stood =
+            per_arch_wrapper(asked, archs[k], theirs ? probe::job_value(*theirs, "--target=") : "",
+                             dir, unused, scratch.path() + "/x");
+        if (!stood) return wrapper_links_all(job, archs.size(), stood.error().message);
+        if (std::string why = per_arch_jobs_differ(original, *stood, archs[k]); !why.empty())
             return wrapper_links_all(job, archs.size(), why);
     }
     return r;
@@ -628,9 +691,9 @@ Result<LinkPlanFiles> plan_wrapper_link(const std::vector<std::string>& job,
 
 int link_plan_main(int argc, char** argv) {
     std::string dir, archs_text;
-    bool driver = false;
+    bool driver = false, in_process = false;
     util::CommandLine cl{"phc-ninja link-plan",
-                         "[--driver] --dir DIR --archs A,B,... -- JOB...",
+                         "[--driver | --in-process] --dir DIR --archs A,B,... -- JOB...",
                          "(run by the edges of a split RDC link, once its inputs exist) decides "
                          "which device code each architecture links, as clang-linker-wrapper "
                          "(JOB, its job) or, with --driver, the old driver (JOB, the link "
@@ -641,6 +704,10 @@ int link_plan_main(int argc, char** argv) {
                          true};
     cl.options = {
         util::flag_option({"--driver"}, "JOB is the old driver's link command", driver),
+        util::flag_option({"--in-process"},
+                          "the wrapper links device code in its own process, even for --dry-run "
+                          "(clang 19): it is asked with stand-ins of the inputs' device code",
+                          in_process),
         util::text_option({"--dir"}, "DIR", "the link's private folder", dir),
         util::text_option({"--archs"}, "A,B,...", "the architectures the link's edges link",
                           archs_text),
@@ -654,7 +721,7 @@ int link_plan_main(int argc, char** argv) {
     const std::vector<std::string>& job = parsed.positional;
     if (Status made = util::make_dirs(dir); !made) return print_error(cl.name, made.error());
     Result<LinkPlanFiles> r =
-        driver ? plan_driver_link(job, archs, dir) : plan_wrapper_link(job, archs, dir);
+        driver ? plan_driver_link(job, archs, dir) : plan_wrapper_link(job, archs, dir, in_process);
     if (!r) return print_error(cl.name, r.error());
     if (Status st = write_plans(*r, archs, dir, driver); !st)
         return print_error(cl.name, st.error());
