@@ -305,6 +305,9 @@ stop_daemon
 wait "$build_pid" || fail "the build with the daemon stopped midway failed: $(cat midway.out)"
 same dist local
 pass "daemon stopped midway: the build finished locally, outputs identical"
-(cd dist && ninja -t clean >/dev/null && ninja >../down.out 2>&1) || fail "build with the daemon down failed"
+# A plain object and an RDC one again (m.o is k.o's kind; p.o's compiles never
+# go to the farm), with everything they are built from.
+(cd dist && ninja -t clean k.o r.o >/dev/null && ninja >../down.out 2>&1) || fail "build with the daemon down failed"
+grep -q "HIP distcc gfx906 k\.o" down.out && grep -q "HIP distcc gfx906 r\.o" down.out || fail "k.o and r.o were not built again: $(cat down.out)"
 same dist local
-pass "daemon down: every compile ran locally, outputs identical"
+pass "daemon down: k.o's and r.o's compiles ran locally, outputs identical"
