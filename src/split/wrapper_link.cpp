@@ -142,7 +142,8 @@ bundle_job(const std::vector<std::string>& job,
     int outputs = 0;
     for (size_t i = 1; i < job.size(); ++i) {
         const std::string& w = job[i];
-        if (w.find("compress") != std::string::npos)
+        if (w.starts_with("-") &&
+            std::string_view(w).substr(0, w.find('=')).find("compress") != std::string::npos)
             return make_error("the wrapper compresses its bundle ('" + w + "')");
         if (auto in = value_of(w, "-input="); in && in->starts_with(temp + "/")) {
             auto it = std::find_if(images.begin(), images.end(),

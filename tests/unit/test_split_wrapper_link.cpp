@@ -161,6 +161,11 @@ TEST_CASE("the wrapper's bundler job as a step, and compared with the wrapper's 
     compressing.insert(compressing.begin() + 1, "-compress");
     CHECK(bundle_job(compressing, images, temp, "f").error().message.find("compresses") !=
           std::string::npos);
+    Strings compress_level = job;
+    compress_level.insert(compress_level.begin() + 1, "-compression-level=9");
+    CHECK_FALSE(bundle_job(compress_level, images, temp, "f"));
+    // A file whose path only names the word is no option.
+    CHECK(bundle_job(job, images, temp, "out/compressed/fatbin.hipfb"));
     Strings stranger = job;
     stranger[5] = "-input=" + temp + "/other.img";
     CHECK(bundle_job(stranger, images, temp, "f").error().message.find("no device link writes") !=
