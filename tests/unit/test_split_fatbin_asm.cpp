@@ -100,7 +100,7 @@ TEST_CASE("fatbin-asm: the driver's own warnings between the assembly and its jo
     CHECK(*with == *without);
     CHECK(with->find("warning") == std::string::npos);
     // A line that only looks like one (a space before the colon) is still refused.
-    CHECK_FALSE(fatbin_assembly_from(replaced(kDump, " \"/usr", "  .x y: warning: z\n \"/usr"),
-                                     "f.hipfb")
-                    .ok());
+    CHECK_FALSE(
+        fatbin_assembly_from(replaced(kDump, " \"/usr", "  .x y: warning: z\n \"/usr"), "f.hipfb")
+            .ok());
 }
