@@ -525,6 +525,28 @@ std::string packer_beside(const std::string& wrapper) {
     return {};
 }
 
+Status write_stand_in_bitcode(const std::string& packer, const std::string& path) {
+    const std::string clang = packer.substr(0, packer.rfind('/') + 1) + "clang";
+    auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc",
+                                   "-o", path, "-x", "c", "/dev/null"});
+    if (!made || made->exit_code != 0)
+        return make_error("'" + clang + "' cannot write stand-in device bitcode");
+    return Ok{};
+}
+
+Status pack_stand_in(const std::string& packer, const std::string& bitcode,
+                     const std::string& output,
+                     const std::vector<std::pair<std::string, std::string>>& targets) {
+    std::vector<std::string> pack{packer, "-o", output};
+    for (const auto& [triple, arch] : targets)
+        pack.push_back("--image=file=" + bitcode + ",triple=" + triple + ",arch=" + arch +
+                       ",kind=hip");
+    auto packed = util::run_capture(pack);
+    if (!packed || packed->exit_code != 0)
+        return make_error("'" + packer + "' cannot pack stand-in device code");
+    return Ok{};
+}
+
 void rename_files(std::vector<std::vector<std::string>>& jobs,
                   const std::vector<std::pair<std::string, std::string>>& names) {
     for (auto& job : jobs)
@@ -591,23 +613,16 @@ Result<WrapperRun> dry_run_wrapper(std::vector<std::string> job, const compile::
     // Stand-in device code is bitcode, as the compiles write it: a wrapper
     // that links bitcode in its own process then shows it (clang 19).
     const std::string image = run.temp_dir + "/phc-image.bc";
-    const std::string clang = packer.substr(0, packer.rfind('/') + 1) + "clang";
-    auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc",
-                                   "-o", image, "-x", "c", "/dev/null"});
-    if (!made || made->exit_code != 0)
-        return make_error("'" + clang + "' cannot write stand-in device bitcode");
+    if (Status st = write_stand_in_bitcode(packer, image); !st) return st.error();
     for (size_t i = 1; i < job.size(); ++i) {
         const SplitObject* so = find(job[i]);
         if (!so) continue;
         std::string stand_in =
             run.temp_dir + "/phcobj" + std::to_string(run.stand_ins.size()) + ".o";
-        std::vector<std::string> pack{packer, "-o", stand_in};
+        std::vector<std::pair<std::string, std::string>> targets;
         for (const std::string& arch : so->archs)
-            pack.push_back("--image=file=" + image + ",triple=amdgcn-amd-amdhsa,arch=" + arch +
-                           ",kind=hip");
-        auto packed = util::run_capture(pack);
-        if (!packed || packed->exit_code != 0)
-            return make_error("'" + packer + "' cannot pack stand-in device code");
+            targets.emplace_back("amdgcn-amd-amdhsa", arch);
+        if (Status st = pack_stand_in(packer, image, stand_in, targets); !st) return st.error();
         run.inputs.push_back(job[i]);
         job[i] = stand_in;
         run.stand_ins.push_back(so);

@@ -50,6 +50,16 @@ struct WrapperRun {
 /// The offload packer beside clang-linker-wrapper `wrapper` ("" when none).
 std::string packer_beside(const std::string& wrapper);
 
+/// Writes empty device bitcode, the stand-ins' code, to `path` with the clang
+/// beside the offload packer `packer`.
+Status write_stand_in_bitcode(const std::string& packer, const std::string& path);
+
+/// Packs into `output`, with `packer`, an offload binary of the device
+/// bitcode `bitcode` for each (triple, architecture) of `targets` (kind hip).
+Status pack_stand_in(const std::string& packer, const std::string& bitcode,
+                     const std::string& output,
+                     const std::vector<std::pair<std::string, std::string>>& targets);
+
 /// Every word of `jobs` naming a file of `names` (whole, or after '=') names
 /// what it maps to: (file, what it maps to) pairs.
 void rename_files(std::vector<std::vector<std::string>>& jobs,

@@ -26,14 +26,12 @@ constexpr std::string_view kInfo = "phc-wrapper-ld.json"; ///< what it needs to 
 constexpr std::string_view kRefused = "phc-wrapper-ld.refused"; ///< why it did not link
 constexpr int kRefusedExit = 3;
 
-/// The end of a bundle's header (its entries' table).
-Result<uint64_t> header_end(std::string_view b) {
+/// The end of the header of a bundle with `entries`: the magic, the count,
+/// then each entry's offset, size, name size and name.
+uint64_t header_end(const std::vector<BundleEntry>& entries) {
     uint64_t at = kMagic.size() + 8;
-    const uint64_t n = util::elf::read_le<uint64_t>(b, kMagic.size());
-    for (uint64_t i = 0; i < n; ++i) {
-        if (b.size() < at + 24) return make_error("the bundle's entries are cut short");
-        at += 24 + util::elf::read_le<uint64_t>(b, at + 16);
-    }
+    for (const BundleEntry& e : entries)
+        at += 24 + e.triple.size();
     return at;
 }
 
@@ -106,15 +104,13 @@ Result<std::string> fatbin_swapped(std::string_view object, std::string_view wra
     }
     // Every byte after the longer header is the same (the images and the
     // padding); between the two headers' ends the wrapper's has zeros only.
-    auto end_theirs = header_end(wrapper_bundle);
-    auto end_ours = header_end(right);
-    if (!end_theirs || !end_ours) return make_error("a bundle's header is cut short");
-    if (*end_ours < *end_theirs)
+    const uint64_t end_theirs = header_end(*theirs), end_ours = header_end(*ours);
+    if (end_ours < end_theirs)
         return make_error("the fat binary's header is shorter than the wrapper's");
-    for (uint64_t p = *end_theirs; p < *end_ours; ++p)
+    for (uint64_t p = end_theirs; p < end_ours; ++p)
         if (wrapper_bundle[p] != '\0')
             return make_error("the wrapper's bundle has data where the fat binary's header is");
-    if (right.substr(*end_ours) != wrapper_bundle.substr(*end_ours))
+    if (right.substr(end_ours) != wrapper_bundle.substr(end_ours))
         return make_error("the fat binary's images are not the wrapper's");
     std::string out(object);
     out.replace(sec.offset, sec.size, right);
@@ -177,14 +173,8 @@ std::vector<std::string> wrapper_link_command(const std::string& fatbin,
     return out;
 }
 
-std::vector<std::string> wrapped_image_job(const std::vector<std::string>& cmd) {
-    auto dash = std::find(cmd.begin(), cmd.end(), "--");
-    if (dash == cmd.end()) return {};
-    return {dash + 1, cmd.end()};
-}
-
 std::vector<std::string> wrapped_job(const std::vector<std::string>& argv) {
-    if (argv.size() < 2 || argv[1] != "wrapper-link") return argv;
+    if (argv.size() < 2 || (argv[1] != "wrapper-link" && argv[1] != "wrapper-image")) return argv;
     auto dash = std::find(argv.begin() + 2, argv.end(), "--");
     if (dash == argv.end()) return argv;
     return {dash + 1, argv.end()};

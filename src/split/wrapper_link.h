@@ -70,9 +70,6 @@ int wrapper_linker_main(int argc, char** argv);
 /// image the wrapper linked for ARCH to IMAGE instead of linking.
 int wrapper_image_main(int argc, char** argv);
 
-/// The wrapper's job a wrapper-image command runs: after its "--".
-std::vector<std::string> wrapped_image_job(const std::vector<std::string>& cmd);
-
 /// The job that links without the images: `job` without its --override-image words.
 std::vector<std::string> without_images(const std::vector<std::string>& job);
 
@@ -94,7 +91,8 @@ bundle_job(const std::vector<std::string>& job,
 std::vector<std::string> wrapper_link_command(const std::string& fatbin,
                                               const std::vector<std::string>& job);
 
-/// The wrapper's job a host link step runs: after `wrapper-link ... --`, else `argv` itself.
+/// The wrapper's job a step runs: after `wrapper-link ... --` or
+/// `wrapper-image ... --`, else `argv` itself.
 std::vector<std::string> wrapped_job(const std::vector<std::string>& argv);
 
 /// "" when `processor` (the bundler job the wrapper runs given the images,

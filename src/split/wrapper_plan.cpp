@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -307,6 +308,27 @@ bool links_in_process(const std::vector<std::string>& w, const std::string& outp
     return reads == 1 && lto == 1;
 }
 
+/// Calls `each(i, object, section, images)` for each word i of `job` naming
+/// an input object whose .llvm.offloading section (index `section`) holds
+/// device code: its images. Other words are not given.
+Status for_each_device_object(const std::vector<std::string>& job,
+                              const std::function<Status(size_t, const util::elf::Object&, int,
+                                                         const std::vector<OffloadImage>&)>& each) {
+    for (size_t i = 1; i < job.size(); ++i) {
+        const std::string& w = job[i];
+        if (job[i - 1] == "-o" || w.starts_with("-") || !util::file_exists(w)) continue;
+        auto bytes = util::read_file(w);
+        if (!bytes) return make_error("cannot read " + w + ": " + bytes.error().message);
+        auto obj = util::elf::parse(*bytes);
+        int at = obj ? obj->find(".llvm.offloading") : -1;
+        if (at < 0) continue; // no device code (archives were looked into before)
+        auto images = offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
+        if (!images) return make_error(w + ": " + images.error().message);
+        if (Status st = each(i, *obj, at, *images); !st) return st;
+    }
+    return Ok{};
+}
+
 /// The device link of `arch` for a wrapper that links in its own process:
 /// the wrapper's own job given, for each input object holding device code,
 /// an object holding that architecture's offload binary alone
@@ -325,39 +347,32 @@ Result<std::vector<std::string>> per_arch_wrapper(const std::vector<std::string>
                                  device_link_image(dir, arch),
                                  "--"};
     const std::string xdir = slices.empty() ? dir + "/x" : slices;
+    out.insert(out.end(), job.begin(), job.end());
+    const size_t first = out.size() - job.size();
     size_t k = 0;
-    for (size_t i = 0; i < job.size(); ++i) {
-        const std::string& w = job[i];
-        if (i == 0 || job[i - 1] == "-o" || w.starts_with("-") || !util::file_exists(w)) {
-            out.push_back(w);
-            continue;
-        }
-        auto bytes = util::read_file(w);
-        if (!bytes) return make_error("cannot read " + w + ": " + bytes.error().message);
-        auto obj = util::elf::parse(*bytes);
-        int at = obj ? obj->find(".llvm.offloading") : -1;
-        if (at < 0) { // no device code (archives were looked into before)
-            out.push_back(w);
-            continue;
-        }
-        auto images = offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
-        if (!images) return make_error(w + ": " + images.error().message);
-        std::string_view slice;
-        int n = 0;
-        for (const OffloadImage& img : *images)
-            if (img.triple == triple && img.arch == arch) {
-                slice = img.binary;
-                ++n;
-            }
-        if (n > 1) return make_error(w + " holds " + std::to_string(n) + " images of " + arch);
-        const std::string folder = xdir + "/" + safe_arch(arch) + "/" + std::to_string(k++);
-        if (Status made = util::make_dirs(folder); !made) return made.error();
-        const std::string path = folder + "/" + std::string(compile::base_name(w));
-        if (Status st = write_if_changed(path, util::elf::only_section(*obj, at, slice)); !st)
-            return st.error();
-        hash.add(path).add(slice);
-        out.push_back(path);
-    }
+    Status done = for_each_device_object(
+        job,
+        [&](size_t i, const util::elf::Object& obj, int at,
+            const std::vector<OffloadImage>& images) -> Status {
+            std::string_view slice;
+            int n = 0;
+            for (const OffloadImage& img : images)
+                if (img.triple == triple && img.arch == arch) {
+                    slice = img.binary;
+                    ++n;
+                }
+            if (n > 1)
+                return make_error(job[i] + " holds " + std::to_string(n) + " images of " + arch);
+            const std::string folder = xdir + "/" + safe_arch(arch) + "/" + std::to_string(k++);
+            if (Status made = util::make_dirs(folder); !made) return made.error();
+            const std::string path = folder + "/" + std::string(compile::base_name(job[i]));
+            if (Status st = write_if_changed(path, util::elf::only_section(obj, at, slice)); !st)
+                return st;
+            hash.add(path).add(slice);
+            out[first + i] = path;
+            return Ok{};
+        });
+    if (!done) return done.error();
     return out;
 }
 
@@ -570,7 +585,7 @@ const std::vector<std::string>* device_job_of(const std::vector<std::vector<std:
 /// for it, and no other device job; else the difference.
 std::string per_arch_jobs_differ(const std::vector<std::vector<std::string>>& original,
                                  const std::vector<std::string>& cmd, const std::string& arch) {
-    std::vector<std::string> dry = wrapped_image_job(cmd);
+    std::vector<std::string> dry = wrapped_job(cmd);
     dry.push_back("--dry-run");
     util::TempDir scratch("phc-link-plan");
     if (scratch.path().empty()) return "cannot make a temporary folder";
@@ -606,41 +621,32 @@ Result<std::vector<std::string>> with_stand_ins(const std::vector<std::string>& 
                                                 const std::string& scratch) {
     const std::string packer = packer_beside(job[0]);
     if (packer.empty()) return make_error("no offload packer beside " + job[0]);
-    const std::string clang = job[0].substr(0, job[0].rfind('/') + 1) + "clang";
     const std::string bitcode = scratch + "/phc-empty.bc";
-    auto made = util::run_capture({clang, "-cc1", "-triple", "amdgcn-amd-amdhsa", "-emit-llvm-bc",
-                                   "-o", bitcode, "-x", "c", "/dev/null"});
-    if (!made || made->exit_code != 0)
-        return make_error("'" + clang + "' cannot write stand-in device bitcode");
+    if (Status st = write_stand_in_bitcode(packer, bitcode); !st) return st.error();
     std::vector<std::string> out = job;
-    for (size_t i = 1, k = 0; i < out.size(); ++i) {
-        const std::string w = out[i];
-        if (out[i - 1] == "-o" || w.starts_with("-") || !util::file_exists(w)) continue;
-        auto bytes = util::read_file(w);
-        if (!bytes) return make_error("cannot read " + w + ": " + bytes.error().message);
-        auto obj = util::elf::parse(*bytes);
-        int at = obj ? obj->find(".llvm.offloading") : -1;
-        if (at < 0) continue;
-        auto images = offload_images(obj->contents(obj->sections[static_cast<size_t>(at)]));
-        if (!images) return make_error(w + ": " + images.error().message);
-        const std::string folder = scratch + "/s" + std::to_string(k++);
-        if (Status st = util::make_dirs(folder); !st) return st.error();
-        std::vector<std::string> pack{packer, "-o", folder + "/packed"};
-        for (const OffloadImage& img : *images)
-            pack.push_back("--image=file=" + bitcode + ",triple=" + img.triple +
-                           ",arch=" + img.arch + ",kind=hip");
-        auto packed = util::run_capture(pack);
-        if (!packed || packed->exit_code != 0)
-            return make_error("'" + packer + "' cannot pack stand-in device code");
-        auto binary = util::read_file(folder + "/packed");
-        if (!binary) return binary.error();
-        const std::string stand_in = folder + "/" + std::string(compile::base_name(w));
-        if (Status st =
-                util::write_file_atomic(stand_in, util::elf::only_section(*obj, at, *binary));
-            !st)
-            return st.error();
-        out[i] = stand_in;
-    }
+    size_t k = 0;
+    Status done = for_each_device_object(
+        job,
+        [&](size_t i, const util::elf::Object& obj, int at,
+            const std::vector<OffloadImage>& images) -> Status {
+            const std::string folder = scratch + "/s" + std::to_string(k++);
+            if (Status st = util::make_dirs(folder); !st) return st;
+            std::vector<std::pair<std::string, std::string>> targets;
+            for (const OffloadImage& img : images)
+                targets.emplace_back(img.triple, img.arch);
+            if (Status st = pack_stand_in(packer, bitcode, folder + "/packed", targets); !st)
+                return st;
+            auto binary = util::read_file(folder + "/packed");
+            if (!binary) return binary.error();
+            const std::string stand_in = folder + "/" + std::string(compile::base_name(job[i]));
+            if (Status st =
+                    util::write_file_atomic(stand_in, util::elf::only_section(obj, at, *binary));
+                !st)
+                return st;
+            out[i] = stand_in;
+            return Ok{};
+        });
+    if (!done) return done.error();
     return out;
 }
 
