@@ -332,7 +332,7 @@ bool is_packer(const Job& job) {
 Status expand_wrapper(JobSet& set, const std::string& scratch) {
     auto w = std::find_if(set.jobs.begin(), set.jobs.end(), is_wrapper_fatbin);
     if (w == set.jobs.end()) return Ok{};
-    const Job wrapper = *w;
+    const Job& wrapper = *w;
     const std::string packed_by_driver = [&] {
         for (const Job& j : set.jobs)
             if (is_packer(j) && std::find(wrapper.begin(), wrapper.end(),

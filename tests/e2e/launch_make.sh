@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # phc-launch under GNU make (4.3: pipe jobserver, --jobserver-auth=R,W) on
-# samples/make-hip: -j2, -j4 and no -j all build, and every HIP object is
+# samples/make-hip: -j2 and no -j build, and every HIP object is
 # byte-identical to the driver's own compile with the same -cuid. Advertised
 # jobservers that cannot be used (closed descriptors, a missing fifo) give one
-# warning and the compile still works.
+# warning and the compile still works. (A -j4 build was dropped for CI time,
+# issue 42: it ran the -j2 build's code path again; -j3 of one object below
+# takes tokens from make's pipe as well.)
 set -euo pipefail
 : "${PHC:?}" "${PHC_SRC:?}" "${PHC_TMP:?}"
 L=$(dirname "$PHC")/phc-launch
@@ -50,9 +52,6 @@ build() { # build LOG MAKEARGS...
 
 echo "-- make -j2"
 build j2 -j2
-check_identical p
-echo "-- make -j4"
-build j4 -j4
 check_identical p
 echo "-- make (no -j)"
 find tmp -mindepth 1 -delete # what the reference compiles left
