@@ -213,8 +213,10 @@ pass "gen --overlap-host: 11 objects identical (10 to the plain split's, the -g 
 # with CCACHE_BASEDIR there (the CUID's root, as regen's is its build folder):
 # its CUIDs, so its objects, which the driver's matched. PHC_CHECK=1 compares
 # the first with the driver's own compile as well.
-mkdir -p launch/c15 launch/cc launch/c22n
-for c in "c15|clang++-15||1" "cc|hipcc||0" "c22n|$C22|--offload-new-driver $SHIM|1"; do
+# (Not hipcc: the launcher's objects through hipcc are the driver's in
+# launch_make, and cutting its five compiles here was part of issue 42's CI time.)
+mkdir -p launch/c15 launch/c22n
+for c in "c15|clang++-15||0" "c22n|$C22|--offload-new-driver $SHIM|1"; do
   IFS='|' read -r n cc fl overlap <<<"$c"
   for s in "${sources[@]}"; do
     check=0
@@ -227,8 +229,8 @@ for c in "c15|clang++-15||1" "cc|hipcc||0" "c22n|$C22|--offload-new-driver $SHIM
     cmp -s "ref/$n/$s.o" "launch/$n/$s.o" || fail "launch/$n/$s.o differs from the plain split's (the driver's)"
   done
 done
-expect_eq "objects the launcher split" 15 "$(grep -c '::gfx906' launch/trace.log)"
-pass "the launcher: 15 objects (3 compilers, 5 sources, overlapped or not) identical, one under PHC_CHECK=1"
+expect_eq "objects the launcher split" 10 "$(grep -c '::gfx906' launch/trace.log)"
+pass "the launcher: 10 objects (2 compilers, 5 sources, overlapped or not) identical, one under PHC_CHECK=1"
 
 # 6. The checks can fail: a compiler whose host-only compiles differ from its
 # whole compiles (a shim) gives objects that are not the driver's. The
