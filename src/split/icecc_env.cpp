@@ -119,15 +119,15 @@ Status build(const std::vector<std::string>& compiler, const std::string& output
     const std::string clang = fs::canonical(n->clang, ec).string();
     if (ec) return make_error(fmt::format("{}: {}", n->clang, ec.message()));
     // Unpacked at once below: not compressed (for clang 22: 19 s, not 32), where
-    // icecc-create-env knows --compression (icecream 1.3 and later).
-    // (Its options after the compiler's: it reads them in that order.)
-    if (auto r = run(
-            {"icecc-create-env", "--clang", clang, "--compression", "none", "--addfile", n->linker},
-            work);
-        !r)
-        if (auto again = run({"icecc-create-env", "--clang", clang, "--addfile", n->linker}, work);
-            !again)
-            return again.error();
+    // icecc-create-env knows --compression (icecream 1.3 and later), else as it
+    // packs by default. (Its options after the compiler's: it reads them in
+    // that order.)
+    const std::vector<std::string> create = {"icecc-create-env", "--clang", clang, "--addfile",
+                                             n->linker};
+    std::vector<std::string> uncompressed = create;
+    uncompressed.insert(uncompressed.begin() + 3, {"--compression", "none"});
+    if (!run(uncompressed, work))
+        if (auto r = run(create, work); !r) return r.error();
     std::string packed;
     for (const auto& e : fs::directory_iterator(work, ec))
         if (const std::string name = e.path().string();
