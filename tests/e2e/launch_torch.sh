@@ -89,8 +89,10 @@ manifest regen "$(command -v hipcc)"
 grep -q "split 4 objects into 8 device edges" regen.out || { cat regen.out; fail "regen did not split the 4 objects"; }
 grep -q -- '--offload-device-only' regen/build.ninja || { cat regen.out; fail "regen split nothing"; }
 ninja -C regen -j2 >regen.log 2>&1 || { cat regen.log; fail "the regen build failed"; }
-"$PHC" check -C regen --all >check.out 2>&1 || { cat check.out; fail "phc-ninja check found a difference"; }
-grep -q "4 identical" check.out || { cat check.out; fail "check did not find the 4 objects identical"; }
+# One object against the driver (the launcher route above checked all four,
+# hipcc's split objects are the driver's in fidelity.sh too).
+"$PHC" check -C regen "$W/regen$W/csrc/k1.o" >check.out 2>&1 || { cat check.out; fail "phc-ninja check found a difference"; }
+grep -q "1 of 4 split outputs checked: 1 identical" check.out || { cat check.out; fail "check did not find k1.o identical"; }
 expect_no_work regen "after the regen build"
 touch csrc/device_tuning.h
 work=$(ninja -C regen -n)

@@ -77,19 +77,14 @@ check() {
 check c15_two        clang++-15 -O3 -DSCALE=3 --offload-arch=gfx906 --offload-arch=gfx90a
 check c15_dups       clang++-15 -O0 -g --offload-arch=gfx90a --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx906
 check c15_targetid   clang++-15 -O2 --offload-arch=gfx90a:xnack+ --offload-arch=gfx906
-check hipcc_two      hipcc -O3 -DSCALE=2 --offload-arch=gfx1030 --offload-arch=gfx906
 check c19_comma      "$CLANG19" -O3 --offload-arch=gfx90a,gfx906
 check c19_compress   "$CLANG19" -O2 --offload-compress --offload-arch=gfx906 --offload-arch=gfx1030 --offload-arch=gfx90a
 check c19_owncuid     "$CLANG19" -O1 -cuid=0123abcd --offload-arch=gfx906 --offload-arch=gfx90a
 check c19_nocuid      "$CLANG19" -O1 -fuse-cuid=none --offload-arch=gfx906 --offload-arch=gfx90a
 check --no-cuid c19_newdriver "$CLANG19" -O2 --offload-new-driver --offload-arch=gfx906 --offload-arch=gfx90a
-# clang 22 still defaults to the old driver; Debian's ROCm 5.2 needs code object v5 and the
-# wavefront size macro its headers read (wave64 targets only).
-check c22_two        /usr/lib/llvm-22/bin/clang++ -O2 -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
 # Relocatable device code: device bitcode per architecture and the host object,
 # bundled into the object (the host step writes the depfile, naming the object).
 check c15_rdc        clang++-15 -O2 -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx906
-check hipcc_rdc      hipcc -O2 -fgpu-rdc --offload-arch=gfx906 --offload-arch=gfx1030
 check c19_rdc_compress "$CLANG19" -O2 -fgpu-rdc --offload-compress --offload-arch=gfx906 --offload-arch=gfx90a
 # clang 22's new driver: device bitcode, then each architecture's code generation
 # (what clang-linker-wrapper runs for all of them in one job) as a step of its own.
@@ -97,7 +92,9 @@ check c22_newdriver  /usr/lib/llvm-22/bin/clang++ -O2 --offload-new-driver -mcod
 check c22_rdc        /usr/lib/llvm-22/bin/clang++ -O2 -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
 # The new driver with -fgpu-rdc: device bitcode per architecture, packed
 # (llvm-offload-binary, clang-offload-packager), embedded by the host compile.
-check c22_newdriver_rdc /usr/lib/llvm-22/bin/clang++ -O2 --offload-new-driver -fgpu-rdc -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=64 --offload-arch=gfx906 --offload-arch=gfx90a
+# (hipcc, clang 22's old driver and its new driver with -fgpu-rdc, two
+# architectures each, are the driver's in fidelity.sh, on sources written to
+# break the split; their cases here went for issue 42's CI time.)
 check --no-cuid c19_newdriver_rdc "$CLANG19" -O2 --offload-new-driver -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx906
 
 # -Wp,-MD,FILE (kbuild's spelling): each device step writes its own depfile,
