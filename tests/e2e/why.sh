@@ -5,6 +5,7 @@
 # header, for the device edges and, through the bundle, the host object.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 dir=$(suite_dir why)
+cd "$dir" || exit 1 # why.out, host.out and err are written here
 src=$dir/src
 b=$dir/build
 light_sample "$src" "$b"

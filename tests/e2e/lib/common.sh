@@ -18,14 +18,6 @@ export PHC_HISTORY
 PHC_POOL_DIR="$PHC_TMP/pool/$(basename "${BASH_SOURCE[1]:-$0}" .sh)"
 export PHC_POOL_DIR
 
-# Temporary files (clang's, CMake's, ours) go to the suite's own scratch, never
-# the machine's /tmp: clang 15 leaves an empty <source>-XXXXXX folder in TMPDIR
-# for each HIP compile it runs. A suite may point TMPDIR elsewhere below it.
-TMPDIR="$PHC_TMP/tmp/$(basename "${BASH_SOURCE[1]:-$0}" .sh)"
-rm -rf "$TMPDIR"
-mkdir -p "$TMPDIR"
-export TMPDIR
-
 # suite_dir NAME: a fresh scratch directory for one suite, printed.
 suite_dir() {
   local d="$PHC_TMP/$1"
